@@ -1,0 +1,101 @@
+// Finds credentials in a card before it is written or cached: known token shapes, fields
+// named like secrets, and long high-entropy strings. Findings never repeat the value.
+
+/** Where a credential-like value sits (a JSON Pointer) and what it looks like. */
+export interface SecretFinding {
+  path: string;
+  kind: string;
+}
+
+const SHAPES: readonly (readonly [string, RegExp])[] = [
+  ['private key', /-----BEGIN [A-Z ]*PRIVATE KEY-----/],
+  ['API key (sk-…)', /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}/],
+  ['GitHub token', /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/],
+  ['Slack token', /\bxox[abposr]-[A-Za-z0-9-]{10,}/],
+  ['AWS access key', /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/],
+  ['Google API key', /\bAIza[0-9A-Za-z_-]{35}/],
+  ['Stripe key', /\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}/],
+  ['Hugging Face token', /\bhf_[A-Za-z0-9]{30,}/],
+  ['npm token', /\bnpm_[A-Za-z0-9]{36}/],
+  ['Telegram bot token', /\b\d{8,10}:[A-Za-z0-9_-]{35}\b/],
+  ['JSON Web Token', /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
+  ['bearer token', /\bBearer\s+[A-Za-z0-9._~+/-]{16,}/i],
+  ['password in a URL', /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/i],
+];
+
+/** Field names that hold secrets: password, secret, token, apiKey, access_key, privateKey, credential(s). */
+const SECRET_KEY = /(?:pass(?:word|wd)|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential)s?$/i;
+/** A reference to a secret kept elsewhere is fine: `$NAME`, `${NAME}`, `env:NAME`. */
+const REFERENCE = /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|env:[A-Za-z_][A-Za-z0-9_]*)$/;
+const CANDIDATE = /[A-Za-z0-9+/=_-]{24,}/g;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SLUG = /^[a-z]+(?:[-_][a-z0-9]+)+$/;
+
+/**
+ * Returns every place in `value` that looks like a credential (empty when clean).
+ *
+ * @example
+ * findSecrets({ agent: { id: 'x', apiKey: 'sk-…' } })  // [{ path: '/agent/apiKey', kind: 'API key (sk-…)' }]
+ */
+export function findSecrets(value: unknown, path = ''): SecretFinding[] {
+  const findings: SecretFinding[] = [];
+  walk(value, path, undefined, findings, 0);
+  return findings;
+}
+
+function walk(value: unknown, path: string, key: string | undefined, out: SecretFinding[], depth: number): void {
+  if (depth > 64) return;
+  if (typeof value === 'string') {
+    const kind = classify(value, key);
+    if (kind !== undefined) out.push({ path: path === '' ? '/' : path, kind });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => walk(item, `${path}/${index}`, key, out, depth + 1));
+    return;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [name, item] of Object.entries(value)) {
+      const pointer = `${path}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (SECRET_KEY.test(name) && typeof item === 'string' && looksLikeSecretValue(item)) {
+        out.push({ path: pointer, kind: `value of a field named "${name}"` });
+        continue;
+      }
+      walk(item, pointer, name, out, depth + 1);
+    }
+  }
+}
+
+function classify(text: string, _key: string | undefined): string | undefined {
+  for (const [kind, shape] of SHAPES) if (shape.test(text)) return kind;
+  for (const token of text.match(CANDIDATE) ?? []) {
+    if (isHighEntropy(token)) return 'high-entropy string';
+  }
+  return undefined;
+}
+
+function looksLikeSecretValue(value: string): boolean {
+  const trimmed = value.trim();
+  return trimmed.length >= 6 && !/\s/.test(trimmed) && !REFERENCE.test(trimmed) && !/^\d+$/.test(trimmed);
+}
+
+/** Long random-looking tokens: letters and digits mixed, little repetition. */
+export function isHighEntropy(token: string): boolean {
+  if (UUID.test(token) || SLUG.test(token)) return false;
+  if (!/[0-9]/.test(token) || !/[A-Za-z]/.test(token)) return false;
+  const hex = /^[0-9a-f]+$/i.test(token);
+  if (hex) return token.length >= 32 && entropy(token) >= 3.2;
+  return entropy(token) >= Math.min(4.0, Math.log2(token.length) - 0.75);
+}
+
+/** Shannon entropy in bits per character. */
+export function entropy(text: string): number {
+  const counts = new Map<string, number>();
+  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}

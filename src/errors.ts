@@ -1,0 +1,109 @@
+// The one error class of the package and the table that maps each code to how it
+// surfaces: the CLI's exit code, a JSON-RPC error code and an HTTP status.
+
+/**
+ * How each error code surfaces. `exit` is the CLI exit status; `rpc` and `http` are used
+ * when the same failure crosses the A2A bridge. docs/errors.md lists the same table.
+ */
+export const ERROR_TABLE = {
+  // The caller used a command or function wrongly.
+  USAGE: { exit: 2, rpc: -32602, http: 400, summary: 'A command or option was used wrongly.' },
+  INPUT_TOO_LARGE: { exit: 2, rpc: -32602, http: 413, summary: 'Input is larger than the limit.' },
+  // Content that does not follow the protocol or the card schema.
+  INVALID_MESSAGE: { exit: 3, rpc: -32602, http: 400, summary: 'A protocol message breaks a per-type rule.' },
+  INVALID_CARD: { exit: 3, rpc: -32602, http: 400, summary: 'An Agent Card breaks the schema.' },
+  INVALID_JSON: { exit: 3, rpc: -32700, http: 400, summary: 'A file or input is not valid JSON.' },
+  CARD_REPLY_INCOMPLETE: {
+    exit: 3,
+    rpc: -32602,
+    http: 400,
+    summary: 'An [A2A:card] reply lacks what a card needs (an id or a name).',
+  },
+  // Things that are not where they were expected.
+  CARD_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: "This agent's own card does not exist yet." },
+  AGENT_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'No cached card for that agent id.' },
+  TASK_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'No task with that id in the ledger.' },
+  FILE_NOT_FOUND: { exit: 4, rpc: -32602, http: 404, summary: 'A file named on the command line does not exist.' },
+  // Requests that contradict what is already stored.
+  CARD_EXISTS: { exit: 5, rpc: -32600, http: 409, summary: 'A card is already there; pass --force to replace it.' },
+  TASK_EXISTS: { exit: 5, rpc: -32600, http: 409, summary: 'A different task with that id is already recorded.' },
+  TASK_AMBIGUOUS: { exit: 5, rpc: -32600, http: 409, summary: 'Several peers use that task id; name the peer.' },
+  ILLEGAL_TRANSITION: {
+    exit: 5,
+    rpc: -32600,
+    http: 409,
+    summary: 'The state change is not allowed by the task state machine.',
+  },
+  TASK_TERMINAL: {
+    exit: 5,
+    rpc: -32002,
+    http: 409,
+    summary: 'The task has already ended; it takes no more updates or cancels.',
+  },
+  ROLE_MISMATCH: {
+    exit: 5,
+    rpc: -32600,
+    http: 409,
+    summary: 'A message came from the wrong side of the task (e.g. a status from the requester).',
+  },
+  PEER_REQUIRED: { exit: 2, rpc: -32602, http: 400, summary: 'A new task needs --from or --to to name the peer.' },
+  // Security refusals.
+  CARD_HAS_CREDENTIAL: {
+    exit: 6,
+    rpc: -32602,
+    http: 400,
+    summary: 'A card carries something that looks like a credential; it is not written.',
+  },
+  // The environment failed us.
+  LEDGER_BUSY: { exit: 7, rpc: -32603, http: 503, summary: 'The ledger stayed contended past the retry limit.' },
+  LEDGER_CORRUPT: { exit: 7, rpc: -32603, http: 500, summary: 'A ledger or cache file could not be read back.' },
+  IO_ERROR: { exit: 7, rpc: -32603, http: 500, summary: 'The file system refused a read or a write.' },
+  INTERNAL: { exit: 1, rpc: -32603, http: 500, summary: 'A bug: please report it with the command that caused it.' },
+} as const satisfies Record<string, { exit: number; rpc: number; http: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** Extra facts attached to an error, printed with `--json` (never secrets). */
+export type ErrorDetails = Record<string, unknown>;
+
+/**
+ * The package's only error class. `code` is stable and documented; `message` is one
+ * sentence meant for the person or agent who caused it.
+ *
+ * @example
+ * throw new LiteError('TASK_NOT_FOUND', 'no task "email-009" in the ledger');
+ */
+export class LiteError extends Error {
+  override readonly name = 'LiteError';
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.details = details;
+  }
+
+  get exitCode(): number {
+    return ERROR_TABLE[this.code].exit;
+  }
+
+  get rpcCode(): number {
+    return ERROR_TABLE[this.code].rpc;
+  }
+
+  get httpStatus(): number {
+    return ERROR_TABLE[this.code].http;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details?: ErrorDetails } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** True for a LiteError carrying one of `codes` (any code when none are given). */
+export function isLiteError(value: unknown, ...codes: ErrorCode[]): value is LiteError {
+  return value instanceof LiteError && (codes.length === 0 || codes.includes(value.code));
+}
