@@ -1,0 +1,110 @@
+// The known-agents cache: `known-agents/<id>.json`, one card per peer, as the protocol names
+// it. Cards are validated and scanned for credentials before they are written.
+
+import { readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertCard } from '../card/validate.js';
+import type { LiteCard } from '../card/types.js';
+import { LiteError } from '../errors.js';
+import { ioError, readJsonFile, writeFileAtomic } from './atomic-file.js';
+import { encodeName } from './file-names.js';
+
+/** Facts about a cached card kept beside it under this key; not part of the card itself. */
+export const CACHE_KEY = 'x-a2a-lite';
+
+export interface CacheInfo {
+  /** Where the card came from: `chat` (an [A2A:card] reply), `file`, or `a2a:<url>`. */
+  source: string;
+  learnedAt: string;
+  updatedAt: string;
+}
+
+export interface KnownAgent {
+  card: LiteCard;
+  cache: CacheInfo;
+  path: string;
+}
+
+export class AgentDirectory {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** Validates and caches `card` (replacing an older card of the same id). */
+  add(card: unknown, source: string, now = new Date()): { agent: KnownAgent; replaced: boolean } {
+    const valid = assertCard(stripCache(card), 'card');
+    const path = this.pathOf(valid.agent.id);
+    const previous = this.find(valid.agent.id);
+    const at = now.toISOString();
+    const cache: CacheInfo = { source, learnedAt: previous?.cache.learnedAt ?? at, updatedAt: at };
+    writeFileAtomic(path, `${JSON.stringify({ ...valid, [CACHE_KEY]: cache }, null, 2)}\n`);
+    return { agent: { card: valid, cache, path }, replaced: previous !== undefined };
+  }
+
+  find(id: string): KnownAgent | undefined {
+    const path = this.pathOf(id);
+    const stored = readJsonFile(path);
+    if (stored === undefined) return undefined;
+    if (typeof stored !== 'object' || stored === null) {
+      throw new LiteError('LEDGER_CORRUPT', `${path} does not hold a card object`);
+    }
+    const { [CACHE_KEY]: cache, ...card } = stored as Record<string, unknown>;
+    return { card: card as unknown as LiteCard, cache: (cache ?? { source: 'file', learnedAt: '', updatedAt: '' }) as CacheInfo, path };
+  }
+
+  get(id: string): KnownAgent {
+    const agent = this.find(id);
+    if (agent === undefined) throw new LiteError('AGENT_NOT_FOUND', `no cached card for "${id}"; add one with: a2a-lite agents add FILE`, { agent: id });
+    return agent;
+  }
+
+  /** Every cached agent, by id; with `skill`, only those offering it (by skill id, tag or name). */
+  list(filter: { skill?: string } = {}): KnownAgent[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw ioError('read', this.dir, error);
+    }
+    const agents: KnownAgent[] = [];
+    for (const name of names.sort()) {
+      const stored = readJsonFile(join(this.dir, name));
+      if (typeof stored !== 'object' || stored === null) continue;
+      const { [CACHE_KEY]: cache, ...card } = stored as Record<string, unknown>;
+      const agent = { card: card as unknown as LiteCard, cache: cache as CacheInfo, path: join(this.dir, name) };
+      if (filter.skill === undefined || offers(agent.card, filter.skill)) agents.push(agent);
+    }
+    return agents;
+  }
+
+  remove(id: string): void {
+    const path = this.pathOf(id);
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new LiteError('AGENT_NOT_FOUND', `no cached card for "${id}"`, { agent: id });
+      throw ioError('remove', path, error);
+    }
+  }
+
+  private pathOf(id: string): string {
+    return join(this.dir, `${encodeName(id)}.json`);
+  }
+}
+
+/** True when `card` lists a skill whose id, a tag or the name matches `skill` (any case). */
+export function offers(card: LiteCard, skill: string): boolean {
+  const wanted = skill.toLowerCase();
+  return (card.skills ?? []).some(
+    (s) => s.id.toLowerCase() === wanted || s.name.toLowerCase() === wanted || (s.tags ?? []).some((t) => t.toLowerCase() === wanted),
+  );
+}
+
+function stripCache(card: unknown): unknown {
+  if (typeof card !== 'object' || card === null || Array.isArray(card)) return card;
+  const { [CACHE_KEY]: _cache, ...rest } = card as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,229 @@
+// The CLI's task ledger: plain JSON files, safe for many processes at once, no native module.
+//
+//   <home>/tasks/<peer>/<task id>/v00000001.json   one file per version of the record
+//                                 v00000002.json   (each holds the whole record)
+//   <home>/tasks/.claims/<task id>/                ids this agent allocated
+//
+// A writer reads the newest version N, computes the next record, and publishes N+1 with
+// link(2), which fails if N+1 already exists. On that failure another process won the race:
+// re-read and apply again. Nothing is locked, so a killed process blocks nobody, and a
+// version appears whole or not at all. Names are percent-encoded (file-names.ts).
+
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { LiteError } from '../errors.js';
+import type { TaskState } from '../protocol/states.js';
+import type { Message } from '../protocol/types.js';
+import { createFileAtomic, readJsonFile, safeUnlink } from './atomic-file.js';
+import { decodeName, encodeName } from './file-names.js';
+import { applyMessage, taskIdOf, type Applied, type Direction, type TaskRecord } from './task-record.js';
+
+const VERSION_FILE = /^v(\d{8})\.json$/;
+const MAX_ATTEMPTS = 500;
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+export interface RecordOptions {
+  /** `in` for a message received from `peer`, `out` for one sent to `peer`. */
+  direction?: Direction;
+  peer?: string;
+  at?: string;
+}
+
+export interface ListFilter {
+  state?: TaskState;
+  peer?: string;
+}
+
+export class FileTaskLedger {
+  readonly dir: string;
+  private readonly now: () => Date;
+
+  constructor(dir: string, options: { now?: () => Date } = {}) {
+    this.dir = dir;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * Records a protocol message about a task and returns what changed. For a new task the
+   * peer and direction are required; for later messages they are found from the task id.
+   */
+  record(message: Message, options: RecordOptions = {}): Applied {
+    const id = taskIdOf(message);
+    if (id === undefined) throw new LiteError('INVALID_MESSAGE', `a ${message.type} message names no task`);
+    const at = options.at ?? this.now().toISOString();
+    const peer = options.peer ?? this.findPeer(id, message.type);
+    const direction = options.direction ?? inferDirection(this.latest(peer, id)?.record, message);
+    return this.update(peer, id, (current) => applyMessage(current, message, { direction, peer, at }));
+  }
+
+  /**
+   * Allocates a readable id `<prefix>-NNN` unique in this ledger (`research-001`, …) and
+   * reserves it, so concurrent processes never hand out the same id.
+   */
+  allocateId(prefix: string): string {
+    const base = prefix.replace(/[^\p{L}\p{N}_.:-]+/gu, '-').replace(/^[^\p{L}\p{N}]+/u, '').slice(0, 100) || 'task';
+    const pattern = new RegExp(`^${escapeRegExp(base)}-(\\d+)$`);
+    let next = 1;
+    for (const id of this.allIds()) {
+      const match = pattern.exec(id);
+      if (match) next = Math.max(next, Number(match[1]) + 1);
+    }
+    const claims = join(this.dir, '.claims');
+    mkdirSync(claims, { recursive: true });
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1, next += 1) {
+      const id = `${base}-${String(next).padStart(3, '0')}`;
+      try {
+        mkdirSync(join(claims, encodeName(id)));
+        return id;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    throw new LiteError('LEDGER_BUSY', `could not reserve a new id with prefix "${base}"`);
+  }
+
+  /** The task with this id; `peer` is needed only when several peers used the same id. */
+  get(id: string, peer?: string): TaskRecord {
+    const owner = peer ?? this.findPeer(id, 'show');
+    const found = this.latest(owner, id);
+    if (found === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}" with ${owner} in the ledger`, { task: id });
+    return found.record;
+  }
+
+  /** Every task, newest first, optionally only those in one state or with one peer. */
+  list(filter: ListFilter = {}): TaskRecord[] {
+    const records: TaskRecord[] = [];
+    for (const peer of this.peers()) {
+      if (filter.peer !== undefined && peer !== filter.peer) continue;
+      for (const id of this.idsOf(peer)) {
+        const found = this.latest(peer, id);
+        if (found === undefined) continue;
+        if (filter.state !== undefined && found.record.state !== filter.state) continue;
+        records.push(found.record);
+      }
+    }
+    return records.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+  }
+
+  /** Reads, applies `change`, and publishes the next version; retries when another writer won. */
+  private update(peer: string, id: string, change: (current: TaskRecord | undefined) => Applied): Applied {
+    const folder = this.folder(peer, id);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const current = this.latest(peer, id);
+      const applied = change(current?.record);
+      if (applied.change === 'duplicate') return applied;
+      const version = (current?.version ?? 0) + 1;
+      mkdirSync(folder, { recursive: true });
+      if (createFileAtomic(join(folder, versionFile(version)), `${JSON.stringify(applied.record, null, 2)}\n`)) {
+        if (version === 1 || version % 64 === 0) this.sweepTemps(folder);
+        return applied;
+      }
+      backoff(attempt);
+    }
+    throw new LiteError('LEDGER_BUSY', `task "${id}" kept changing under us; try again`, { task: id });
+  }
+
+  private latest(peer: string, id: string): { version: number; record: TaskRecord } | undefined {
+    const folder = this.folder(peer, id);
+    const version = newestVersion(folder);
+    if (version === 0) return undefined;
+    const record = readJsonFile(join(folder, versionFile(version)));
+    if (record === undefined || typeof record !== 'object' || record === null || typeof (record as TaskRecord).state !== 'string') {
+      throw new LiteError('LEDGER_CORRUPT', `${join(folder, versionFile(version))} does not hold a task record`);
+    }
+    return { version, record: record as TaskRecord };
+  }
+
+  /** Which peer a task id belongs to; fails when none or several do. */
+  private findPeer(id: string, purpose: string): string {
+    const owners = this.peers().filter((peer) => newestVersion(this.folder(peer, id)) > 0);
+    if (owners.length === 1) return owners[0] as string;
+    if (owners.length === 0) {
+      const hint = purpose === 'task' ? '; say who it is from or for with --from or --to' : '';
+      throw new LiteError(purpose === 'task' ? 'PEER_REQUIRED' : 'TASK_NOT_FOUND', `no task "${id}" in the ledger${hint}`, { task: id });
+    }
+    throw new LiteError('TASK_AMBIGUOUS', `task id "${id}" is used with ${owners.join(', ')}; name one with --peer (or --from/--to)`, {
+      task: id,
+      peers: owners,
+    });
+  }
+
+  private folder(peer: string, id: string): string {
+    return join(this.dir, encodeName(peer), encodeName(id));
+  }
+
+  private peers(): string[] {
+    return listDir(this.dir)
+      .filter((name) => !name.startsWith('.'))
+      .map(decodeName);
+  }
+
+  private idsOf(peer: string): string[] {
+    return listDir(join(this.dir, encodeName(peer)))
+      .filter((name) => !name.startsWith('.'))
+      .map(decodeName);
+  }
+
+  private allIds(): string[] {
+    const claimed = listDir(join(this.dir, '.claims')).map(decodeName);
+    return [...claimed, ...this.peers().flatMap((peer) => this.idsOf(peer))];
+  }
+
+  /** Removes temporary files left by processes that died mid-write. */
+  private sweepTemps(folder: string): void {
+    const cutoff = Date.now() - STALE_TEMP_MS;
+    for (const name of listDir(folder)) {
+      if (!name.startsWith('.tmp-')) continue;
+      const path = join(folder, name);
+      try {
+        if (statSync(path).mtimeMs < cutoff) safeUnlink(path);
+      } catch {
+        // Swept by someone else.
+      }
+    }
+  }
+}
+
+/** Without --from/--to: a worker's messages about our request arrive; our own go out. */
+function inferDirection(record: TaskRecord | undefined, message: Message): Direction {
+  if (record === undefined) {
+    throw new LiteError('PEER_REQUIRED', `a new task needs its peer: record it with --from PEER (received) or --to PEER (sent)`);
+  }
+  if (message.type === 'ack') return 'in';
+  const fromWorker = message.type === 'status' || message.type === 'result';
+  return (record.role === 'worker') === fromWorker ? 'out' : 'in';
+}
+
+function newestVersion(folder: string): number {
+  let newest = 0;
+  for (const name of listDir(folder)) {
+    const match = VERSION_FILE.exec(name);
+    if (match) newest = Math.max(newest, Number(match[1]));
+  }
+  return newest;
+}
+
+function versionFile(version: number): string {
+  return `v${String(version).padStart(8, '0')}.json`;
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw error;
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Sleeps a few random milliseconds, growing with the attempt, so racing writers spread out. */
+function backoff(attempt: number): void {
+  Atomics.wait(sleeper, 0, 0, Math.random() * Math.min(50, 1 + attempt * 2));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
