@@ -22,8 +22,14 @@ if (process.argv.includes('--if-stale') && existsSync(stamp)) {
   if (statSync(stamp).mtimeMs >= sources) process.exit(0);
 }
 
-execFileSync(process.execPath, [join(root, 'scripts', 'generate-card-validator.mjs')], { stdio: 'inherit' });
-execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-  stdio: 'inherit',
-});
+function step(args) {
+  try {
+    execFileSync(process.execPath, args, { stdio: 'inherit' });
+  } catch {
+    process.exit(1); // The step printed its own errors.
+  }
+}
+
+step([join(root, 'scripts', 'generate-card-validator.mjs')]);
+step([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')]);
 execFileSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(stamp)}, new Date().toISOString())`]);

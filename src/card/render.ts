@@ -29,7 +29,9 @@ export function render(card: LiteCard, lang: Lang = 'zh'): string {
   const zh = lang === 'zh';
   const lines: string[] = [];
   const framework = FRAMEWORK_NAMES[card.agent.framework];
-  if (zh) lines.push(framework === '' ? `我是${card.agent.name}。` : `我是${card.agent.name}，运行在 ${framework} 上。`);
+  // Chinese text puts a space before a Latin name: 我是 Mexico, but 我是佳佳.
+  const name = /^[A-Za-z0-9]/.test(card.agent.name) ? ` ${card.agent.name}` : card.agent.name;
+  if (zh) lines.push(framework === '' ? `我是${name}。` : `我是${name}，运行在 ${framework} 上。`);
   else lines.push(framework === '' ? `I am ${card.agent.name}.` : `I am ${card.agent.name}, running on ${framework}.`);
   if (card.description) lines.push(card.description);
   lines.push(zh ? '我的主要能力：' : 'My skills:');

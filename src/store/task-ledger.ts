@@ -82,6 +82,11 @@ export class FileTaskLedger {
     throw new LiteError('LEDGER_BUSY', `could not reserve a new id with prefix "${base}"`);
   }
 
+  /** True when the ledger holds a task with this id and peer. */
+  has(id: string, peer: string): boolean {
+    return newestVersion(this.folder(peer, id)) > 0;
+  }
+
   /** The task with this id; `peer` is needed only when several peers used the same id. */
   get(id: string, peer?: string): TaskRecord {
     const owner = peer ?? this.findPeer(id, 'show');

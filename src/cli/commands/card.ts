@@ -1,0 +1,182 @@
+// `a2a-lite card`: this agent's own Agent Card: init, validate, show.
+
+import { existsSync } from 'node:fs';
+import { render, type Lang } from '../../card/render.js';
+import { FRAMEWORKS, PROTOCOL_VERSION, type Framework, type LiteCard, type Skill } from '../../card/types.js';
+import { assertCard, checkCard } from '../../card/validate.js';
+import { LiteError } from '../../errors.js';
+import { readJsonFile, writeFileAtomic } from '../../store/atomic-file.js';
+import { atMost, parseOptions, required } from '../args.js';
+import type { Command, Context } from '../context.js';
+import { parseJson, readInput } from '../input.js';
+import { printJson, printLine } from '../output.js';
+import { openStores } from '../stores.js';
+
+const SUBCOMMANDS = {
+  init: {
+    usage: 'a2a-lite card init --id ID --name NAME [--framework F] [--skill SPEC …] [--channel C …] [options]',
+    help: `Creates agent-card.json in the home. A skill is "id:name:description" or a JSON object
+(with inputModes/outputModes/tags). The card is validated and scanned for credentials
+before it is written; an existing card is kept unless --force.
+
+options:
+  --id ID, --name NAME        the agent (required)
+  --framework F               clawdbot, openclaw (default) or other
+  --skill SPEC                a skill (repeat for several)
+  --channel C                 where peers reach you, e.g. discord:jiajia (repeat)
+  --description TEXT, --agent-version V
+  --file-transfer, --streaming, --async-tasks, --push-notifications   capabilities on
+  --max-file-size SIZE, --max-concurrent-tasks N
+  --contact NAME, --timezone TZ
+  --force                     replace an existing card
+
+example:
+  a2a-lite card init --id jiajia --name 佳佳 --framework clawdbot --channel discord:jiajia \\
+    --skill "research:调研助手:收集和分析特定主题的资料" --file-transfer`,
+  },
+  validate: {
+    usage: 'a2a-lite card validate [FILE | -]',
+    help: `Checks a card (default: the home's agent-card.json) against the schema and for credentials.
+Prints each problem with its JSON path and rule; exits 0 when valid, 3 when invalid, 6 when
+it carries a credential.
+
+example:
+  a2a-lite card validate ./agent-card.json`,
+  },
+  show: {
+    usage: 'a2a-lite card show [--lang zh|en]',
+    help: `Prints this agent's card as the [A2A:card] reply to send when a peer asks [A2A:discover].
+With --json, prints the card itself.
+
+example:
+  a2a-lite card show --lang en`,
+  },
+} as const;
+
+export const command: Command = {
+  usage: 'a2a-lite card init|validate|show …',
+  help: `This agent's Agent Card (agent-card.json in the home).
+
+subcommands:
+${Object.values(SUBCOMMANDS)
+  .map((s) => `  ${s.usage}`)
+  .join('\n')}
+
+See a2a-lite card <subcommand> --help.`,
+  subcommands: SUBCOMMANDS,
+  async run(args, context) {
+    const [sub, ...rest] = args;
+    if (sub === 'init') return init(rest, context);
+    if (sub === 'validate') return validateCommand(rest, context);
+    if (sub === 'show') return show(rest, context);
+    throw new LiteError('USAGE', `card: expected init, validate or show${sub ? `, got ${JSON.stringify(sub)}` : ''}`);
+  },
+};
+
+function init(args: string[], context: Context): number {
+  const { values, positionals } = parseOptions('card init', args, {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    framework: { type: 'string' },
+    skill: { type: 'string', multiple: true },
+    channel: { type: 'string', multiple: true },
+    description: { type: 'string' },
+    'agent-version': { type: 'string' },
+    'file-transfer': { type: 'boolean' },
+    streaming: { type: 'boolean' },
+    'async-tasks': { type: 'boolean' },
+    'push-notifications': { type: 'boolean' },
+    'max-file-size': { type: 'string' },
+    'max-concurrent-tasks': { type: 'string' },
+    contact: { type: 'string' },
+    timezone: { type: 'string' },
+    force: { type: 'boolean' },
+  });
+  atMost('card init', positionals, 0);
+  const framework = values.framework ?? 'openclaw';
+  if (!(FRAMEWORKS as readonly string[]).includes(framework)) {
+    throw new LiteError('USAGE', `card init: --framework is one of ${FRAMEWORKS.join(', ')}`);
+  }
+  const card: LiteCard = {
+    protocol: PROTOCOL_VERSION,
+    agent: { id: required('card init', values.id, '--id'), name: required('card init', values.name, '--name'), framework: framework as Framework },
+    skills: (values.skill ?? []).map(skillFrom),
+    capabilities: {
+      streaming: values.streaming ?? false,
+      fileTransfer: values['file-transfer'] ?? false,
+      asyncTasks: values['async-tasks'] ?? false,
+      pushNotifications: values['push-notifications'] ?? false,
+    },
+    channels: values.channel ?? [],
+  };
+  if (values['agent-version']) card.agent.version = values['agent-version'];
+  if (values.description) card.description = values.description;
+  const max = values['max-concurrent-tasks'];
+  if (values['max-file-size'] || max) {
+    card.limits = {};
+    if (values['max-file-size']) card.limits.maxFileSize = values['max-file-size'];
+    if (max) {
+      if (!/^\d+$/.test(max)) throw new LiteError('USAGE', 'card init: --max-concurrent-tasks is a whole number');
+      card.limits.maxConcurrentTasks = Number(max);
+    }
+  }
+  if (values.contact || values.timezone) {
+    card.contact = {};
+    if (values.contact) card.contact.human = values.contact;
+    if (values.timezone) card.contact.timezone = values.timezone;
+  }
+  const { paths } = openStores(values, context);
+  if (existsSync(paths.card) && !values.force) {
+    throw new LiteError('CARD_EXISTS', `${paths.card} already exists; pass --force to replace it`);
+  }
+  assertCard(card, 'the new card');
+  writeFileAtomic(paths.card, `${JSON.stringify(card, null, 2)}\n`);
+  if (values.json) printJson(context, { path: paths.card, card });
+  else printLine(context, `wrote ${paths.card} (${card.agent.name}, ${card.skills.length} skill${card.skills.length === 1 ? '' : 's'})`);
+  return 0;
+}
+
+/** `id:name:description` (the description may hold more colons) or a JSON object. */
+function skillFrom(spec: string): Skill {
+  if (spec.trimStart().startsWith('{')) return parseJson(spec, `--skill ${spec}`) as Skill;
+  const [id = '', name, ...description] = spec.split(':');
+  if (id.trim() === '') throw new LiteError('USAGE', `card init: --skill ${JSON.stringify(spec)} needs an id: "id:name:description"`);
+  return { id: id.trim(), name: (name ?? id).trim(), description: description.join(':').trim() };
+}
+
+async function validateCommand(args: string[], context: Context): Promise<number> {
+  const { values, positionals } = parseOptions('card validate', args, {});
+  atMost('card validate', positionals, 1);
+  const path = positionals[0] ?? openStores(values, context).paths.card;
+  if (positionals[0] === undefined && !existsSync(path)) {
+    throw new LiteError('CARD_NOT_FOUND', `no card at ${path}; create one with: a2a-lite card init`);
+  }
+  const card = parseJson(await readInput(context, path, 'card validate'), path === '-' ? 'stdin' : path);
+  const { valid, errors } = checkCard(card);
+  if (values.json) printJson(context, { valid, path, errors });
+  else {
+    printLine(context, valid ? `${path}: valid` : `${path}: invalid`);
+    for (const e of errors) printLine(context, `  ${e.path} (${e.rule}): ${e.message}`);
+  }
+  if (valid) return 0;
+  return errors.some((e) => e.rule === 'credential') ? new LiteError('CARD_HAS_CREDENTIAL', '').exitCode : new LiteError('INVALID_CARD', '').exitCode;
+}
+
+function show(args: string[], context: Context): number {
+  const { values, positionals } = parseOptions('card show', args, { lang: { type: 'string' } });
+  atMost('card show', positionals, 0);
+  const lang = values.lang ?? 'zh';
+  if (lang !== 'zh' && lang !== 'en') throw new LiteError('USAGE', 'card show: --lang is zh or en');
+  const card = loadOwnCard(values, context);
+  if (values.json) printJson(context, card);
+  else printLine(context, render(card, lang as Lang));
+  return 0;
+}
+
+/** This agent's card, validated; a clear error when there is none yet. */
+export function loadOwnCard(values: { home?: string | undefined }, context: Context): LiteCard {
+  const { paths } = openStores(values, context);
+  const card = readJsonFile(paths.card);
+  if (card === undefined) throw new LiteError('CARD_NOT_FOUND', `no card at ${paths.card}; create one with: a2a-lite card init`);
+  return assertCard(card, paths.card);
+}

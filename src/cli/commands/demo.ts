@@ -1,0 +1,160 @@
+// `a2a-lite demo`: the protocol's complete example between 佳佳 and Mexico. Every message is
+// written with `format`, read back with `parse` by the other agent, and recorded in each
+// agent's own ledger and known-agents cache, in temporary homes.
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCardReply } from '../../card/parse-reply.js';
+import { render } from '../../card/render.js';
+import { PROTOCOL_VERSION, type LiteCard } from '../../card/types.js';
+import { assertCard } from '../../card/validate.js';
+import { LiteError } from '../../errors.js';
+import { format } from '../../protocol/format.js';
+import { parse } from '../../protocol/parse.js';
+import type { Message, ParsedMessage } from '../../protocol/types.js';
+import { isValid, validate } from '../../protocol/validate.js';
+import { AgentDirectory, offers } from '../../store/agent-directory.js';
+import { writeFileAtomic } from '../../store/atomic-file.js';
+import { homePaths } from '../../store/home.js';
+import { FileTaskLedger } from '../../store/task-ledger.js';
+import { atMost, parseOptions } from '../args.js';
+import type { Command, Context } from '../context.js';
+import { printLine } from '../output.js';
+
+export const command: Command = {
+  usage: 'a2a-lite demo [--keep]',
+  help: `Plays the protocol's complete example: 佳佳 (Clawdbot) discovers Mexico (OpenClaw), caches
+its card, sends it an e-mail task with an attachment, and Mexico accepts and completes it.
+Each agent has its own home (card, known-agents/, task ledger) in a temporary folder.
+
+options:
+  --keep   keep the two homes afterwards and print where they are
+
+example:
+  a2a-lite demo --keep`,
+  run(args, context) {
+    const { values, positionals } = parseOptions('demo', args, { keep: { type: 'boolean' } });
+    atMost('demo', positionals, 0);
+    const root = mkdtempSync(join(tmpdir(), 'a2a-lite-demo-'));
+    try {
+      play(root, context);
+      if (values.keep) printLine(context, `\nThe homes are kept in ${root}`);
+      return 0;
+    } finally {
+      if (!values.keep) rmSync(root, { recursive: true, force: true });
+    }
+  },
+};
+
+interface Agent {
+  card: LiteCard;
+  agents: AgentDirectory;
+  tasks: FileTaskLedger;
+}
+
+function makeAgent(root: string, card: LiteCard): Agent {
+  const dir = join(root, card.agent.id);
+  mkdirSync(dir, { recursive: true });
+  const paths = homePaths(dir);
+  writeFileAtomic(paths.card, `${JSON.stringify(assertCard(card), null, 2)}\n`);
+  return { card, agents: new AgentDirectory(paths.knownAgents), tasks: new FileTaskLedger(paths.tasks) };
+}
+
+function play(root: string, context: Context): void {
+  const jiajia = makeAgent(root, {
+    protocol: PROTOCOL_VERSION,
+    agent: { id: 'jiajia', name: '佳佳', framework: 'clawdbot', version: '0.x' },
+    skills: [
+      { id: 'research', name: '调研助手', description: '收集和分析特定主题的资料', inputModes: ['text'], outputModes: ['text', 'file'] },
+      { id: 'podcast-script', name: '播客脚本', description: '创作播客口播稿', inputModes: ['text', 'file'], outputModes: ['text', 'file'] },
+    ],
+    capabilities: { streaming: false, fileTransfer: true, asyncTasks: false },
+    channels: ['discord:jiajia'],
+  });
+  const mexico = makeAgent(root, {
+    protocol: PROTOCOL_VERSION,
+    agent: { id: 'mexico', name: 'Mexico', framework: 'openclaw' },
+    skills: [
+      { id: 'email', name: '邮件发送', description: '通过 SMTP 发送邮件和附件', inputModes: ['text', 'file'], outputModes: ['text'] },
+      { id: 'calendar', name: '日程管理', description: 'Google Calendar 操作', inputModes: ['text'], outputModes: ['text'] },
+    ],
+    capabilities: { fileTransfer: true },
+    channels: ['discord:mexico'],
+  });
+  const say = (line = ''): void => printLine(context, line);
+  const aside = (line: string): void => printLine(context, `   · ${line}`);
+
+  /** Sends `message` from one agent to the other: formatted, then parsed by the receiver. */
+  const send = (from: Agent, to: Agent, message: Message): ParsedMessage => {
+    const text = format(message);
+    say(`── ${from.card.agent.name} → ${to.card.agent.name} ${'─'.repeat(40)}`);
+    say(text);
+    const received = parse(text);
+    if (!isValid(validate(received)) || received.warnings.length > 0) {
+      throw new LiteError('INTERNAL', `the demo sent a message that does not read back cleanly: ${text}`);
+    }
+    return received;
+  };
+  const recordBoth = (sender: Agent, receiver: Agent, message: ParsedMessage): void => {
+    sender.tasks.record(message, { direction: 'out', peer: receiver.card.agent.id });
+    const { record, from } = receiver.tasks.record(message, { direction: 'in', peer: sender.card.agent.id });
+    aside(`${receiver.card.agent.name}'s ledger: ${record.id} ${from === undefined ? `recorded as ${record.state}` : `${from} → ${record.state}`}`);
+  };
+
+  say('A2A-Lite demo: 佳佳 (Clawdbot) and Mexico (OpenClaw) work together through the protocol.');
+  say('Each agent has its own card, known-agents/ cache and task ledger.');
+  say();
+
+  // 1. Discovery: 佳佳 asks, Mexico answers with its card, 佳佳 caches it.
+  const discover = send(jiajia, mexico, { type: 'discover', params: {}, body: '你好！我想了解一下你的能力，看看我们能不能协作完成一个任务。', attachments: [] });
+  if (discover.type !== 'discover') throw new LiteError('INTERNAL', 'Mexico did not read a discover message');
+  say();
+  const cardReply = parse(render(mexico.card, 'zh'));
+  send(mexico, jiajia, cardReply);
+  const learned = parseCardReply(format(cardReply)).card;
+  learned.channels = ['discord:mexico'];
+  const { agent } = jiajia.agents.add(learned, 'chat');
+  aside(`佳佳 cached Mexico's card: skills ${agent.card.skills.map((s) => s.id).join(', ')} → known-agents/mexico.json`);
+  say();
+
+  // 2. The task: 佳佳 picks Mexico for e-mail, allocates an id and sends the task.
+  const chosen = jiajia.agents.list({ skill: 'email' })[0];
+  if (chosen === undefined) throw new LiteError('INTERNAL', '佳佳 found no agent for e-mail');
+  aside(`佳佳 looks up who offers "email": ${chosen.card.agent.name}`);
+  const id = jiajia.tasks.allocateId('email');
+  const task = send(jiajia, mexico, {
+    type: 'task',
+    params: { id, skill: 'email' },
+    body: ['帮我把这份调研报告发给鲁伊科斯塔。', '收件人：ruicosta@example.com', '主题：AI Agent 调研报告', '正文：请查收附件中的调研报告。'].join('\n'),
+    attachments: ['ai-agent-research.md'],
+  });
+  recordBoth(jiajia, mexico, task);
+  if (!offers(mexico.card, task.params.skill ?? '')) throw new LiteError('INTERNAL', 'Mexico cannot do this task');
+  say();
+
+  // 3. Mexico accepts, then reports the result.
+  const accepted = send(mexico, jiajia, { type: 'status', params: { task: id, state: 'accepted' }, body: '收到，正在发送邮件。', attachments: [] });
+  recordBoth(mexico, jiajia, accepted);
+  say();
+  const result = send(mexico, jiajia, {
+    type: 'result',
+    params: { task: id, state: 'completed' },
+    body: '邮件已成功发送到 ruicosta@example.com。',
+    attachments: [],
+  });
+  recordBoth(mexico, jiajia, result);
+  say();
+
+  // 4. Both ledgers must tell the same story.
+  const mine = jiajia.tasks.get(id, 'mexico');
+  const theirs = mexico.tasks.get(id, 'jiajia');
+  if (mine.state !== 'completed' || theirs.state !== 'completed' || mine.history.length !== theirs.history.length) {
+    throw new LiteError('INTERNAL', `the two ledgers disagree: 佳佳 has ${mine.state}, Mexico has ${theirs.state}`);
+  }
+  say('Ledgers at the end:');
+  say(`  佳佳   ${mine.id}  asked ${mine.peer}   ${mine.state}  ${mine.history.length} messages  result: ${mine.result?.text ?? ''}`);
+  say(`  Mexico ${theirs.id}  for ${theirs.peer}    ${theirs.state}  ${theirs.history.length} messages`);
+  say();
+  say('佳佳 answers the result with REPLY_SKIP (on a shared gateway) so the exchange ends there.');
+}

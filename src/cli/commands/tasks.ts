@@ -1,0 +1,211 @@
+// `a2a-lite tasks`: the task ledger: new, record, list, show.
+
+import { LiteError } from '../../errors.js';
+import { format } from '../../protocol/format.js';
+import { parseAll } from '../../protocol/parse.js';
+import { isTaskState } from '../../protocol/states.js';
+import type { Message } from '../../protocol/types.js';
+import { isValid, TASK_ID, validate } from '../../protocol/validate.js';
+import { offers } from '../../store/agent-directory.js';
+import { isTaskMessage, type Applied, type TaskRecord } from '../../store/task-record.js';
+import { atMost, parseOptions, required } from '../args.js';
+import type { Command, Context } from '../context.js';
+import { note, printJson, printLine, table } from '../output.js';
+import { openStores } from '../stores.js';
+import { bodyFrom } from './format.js';
+import { messageText } from './message-input.js';
+
+const SUBCOMMANDS = {
+  new: {
+    usage: 'a2a-lite tasks new --to AGENT [--skill S] [--priority P] [--body TEXT | -] [--attach NAME …] [--id ID]',
+    help: `Starts a task for a peer: allocates a readable id (<skill>-001, …), records the task in
+the ledger and prints the [A2A:task] message to send to AGENT.
+
+example:
+  a2a-lite tasks new --to mexico --skill email --body "帮我把这份调研报告发给鲁伊科斯塔。" --attach report.md`,
+  },
+  record: {
+    usage: 'a2a-lite tasks record [TEXT] [--from PEER | --to PEER]',
+    help: `Records protocol messages sent or received (every one in TEXT, or stdin) in the ledger.
+A new task needs its peer: --from for a task you received, --to for one you sent. Later
+messages find their task by id. Illegal state changes (e.g. completed → working) are
+refused (exit 5) and nothing stored is changed. Messages that concern no task (discover,
+card, plain text) are skipped.
+
+examples:
+  a2a-lite tasks record --from jiajia "$MESSAGE_FROM_JIAJIA"
+  a2a-lite tasks record '[A2A:status task=email-001 state=accepted]'`,
+  },
+  list: {
+    usage: 'a2a-lite tasks list [--state S] [--peer P]',
+    help: `Lists tasks, most recently changed first.
+
+example:
+  a2a-lite tasks list --state working`,
+  },
+  show: {
+    usage: 'a2a-lite tasks show ID [--peer P]',
+    help: `Shows one task: its state, result and whole history. --peer is needed only when two
+peers used the same task id.
+
+example:
+  a2a-lite tasks show email-001`,
+  },
+} as const;
+
+export const command: Command = {
+  usage: 'a2a-lite tasks new|record|list|show …',
+  help: `The task ledger (tasks/ in the home): every task sent or received, its state and history.
+
+subcommands:
+${Object.values(SUBCOMMANDS)
+  .map((s) => `  ${s.usage}`)
+  .join('\n')}
+
+See a2a-lite tasks <subcommand> --help.`,
+  subcommands: SUBCOMMANDS,
+  async run(args, context) {
+    const [sub, ...rest] = args;
+    if (sub === 'new') return newTask(rest, context);
+    if (sub === 'record') return record(rest, context);
+    if (sub === 'list') return list(rest, context);
+    if (sub === 'show') return show(rest, context);
+    throw new LiteError('USAGE', `tasks: expected new, record, list or show${sub ? `, got ${JSON.stringify(sub)}` : ''}`);
+  },
+};
+
+async function newTask(args: string[], context: Context): Promise<number> {
+  const { values, positionals } = parseOptions('tasks new', args, {
+    to: { type: 'string' },
+    skill: { type: 'string' },
+    priority: { type: 'string' },
+    body: { type: 'string' },
+    attach: { type: 'string', multiple: true },
+    id: { type: 'string' },
+  });
+  atMost('tasks new', positionals, 0);
+  const peer = required('tasks new', values.to, '--to AGENT');
+  const stores = openStores(values, context);
+  if (values.id !== undefined) {
+    if (!TASK_ID.test(values.id)) throw new LiteError('USAGE', `tasks new: --id ${JSON.stringify(values.id)} is not a valid task id`);
+    if (stores.tasks.has(values.id, peer)) throw new LiteError('TASK_EXISTS', `task "${values.id}" with ${peer} is already in the ledger`);
+  }
+  const params: Record<string, string> = { id: values.id ?? '' };
+  if (values.skill) params.skill = values.skill;
+  if (values.priority) params.priority = values.priority;
+  const message: Message = { type: 'task', params, body: await bodyFrom(values.body, context), attachments: values.attach ?? [] };
+  // Validate before allocating, so a refused task burns no id.
+  const problems = validate({ ...message, params: { ...params, id: params.id || 'x' } });
+  if (!isValid(problems)) throw new LiteError('INVALID_MESSAGE', `refused: ${problems.filter((p) => p.level === 'error').map((p) => p.message).join('; ')}`);
+  params.id = values.id ?? stores.tasks.allocateId(values.skill ?? 'task');
+  const { record: stored } = stores.tasks.record(message, { direction: 'out', peer });
+  const text = format(message);
+  const known = stores.agents.find(peer);
+  if (values.json) {
+    printJson(context, { id: stored.id, peer, text, record: stored });
+    return 0;
+  }
+  if (known === undefined) note(context, `"${peer}" is not in known-agents; the task is recorded anyway`);
+  else if (values.skill && !offers(known.card, values.skill)) note(context, `${peer}'s card lists no skill "${values.skill}"`);
+  printLine(context, text);
+  return 0;
+}
+
+async function record(args: string[], context: Context): Promise<number> {
+  const { values, positionals } = parseOptions('tasks record', args, { from: { type: 'string' }, to: { type: 'string' } });
+  if (values.from !== undefined && values.to !== undefined) throw new LiteError('USAGE', 'tasks record: give --from or --to, not both');
+  const messages = parseAll(await messageText('tasks record', positionals, context));
+  const relevant = messages.filter(isTaskMessage);
+  for (const message of relevant) {
+    const problems = validate(message);
+    if (!isValid(problems)) {
+      const errors = problems.filter((p) => p.level === 'error').map((p) => p.message);
+      throw new LiteError('INVALID_MESSAGE', `[A2A:${message.type}] refused: ${errors.join('; ')}`, { problems });
+    }
+  }
+  const { tasks } = openStores(values, context);
+  const peer = values.from ?? values.to;
+  const direction = values.from !== undefined ? 'in' : values.to !== undefined ? 'out' : undefined;
+  const results: Applied[] = [];
+  for (const message of relevant) {
+    results.push(tasks.record(message, { ...(peer === undefined ? {} : { peer }), ...(direction === undefined ? {} : { direction }) }));
+  }
+  if (values.json) {
+    printJson(
+      context,
+      results.map(({ record: r, change, from }) => ({ id: r.id, peer: r.peer, change, from: from ?? null, state: r.state })),
+    );
+    return 0;
+  }
+  for (const skipped of messages.filter((m) => !isTaskMessage(m))) {
+    note(context, `skipped a ${skipped.type === 'plain' ? 'plain-text' : `[A2A:${skipped.type}]`} message: it concerns no task`);
+  }
+  if (results.length === 0) printLine(context, 'nothing to record');
+  for (const { record: r, change, from } of results) printLine(context, describeChange(r, change, from));
+  return 0;
+}
+
+function describeChange(r: TaskRecord, change: Applied['change'], from: string | undefined): string {
+  const side = r.role === 'requester' ? `for ${r.peer}` : `from ${r.peer}`;
+  if (change === 'created') return `${r.id} (${side}): recorded, ${r.state}`;
+  if (change === 'duplicate') return `${r.id} (${side}): already recorded, ${r.state}`;
+  const last = r.history.at(-1);
+  if (from === r.state) return `${r.id} (${side}): ${last?.type ?? 'message'} recorded, still ${r.state}`;
+  return `${r.id} (${side}): ${from} → ${r.state}`;
+}
+
+function list(args: string[], context: Context): number {
+  const { values, positionals } = parseOptions('tasks list', args, { state: { type: 'string' }, peer: { type: 'string' } });
+  atMost('tasks list', positionals, 0);
+  if (values.state !== undefined && !isTaskState(values.state)) {
+    throw new LiteError('USAGE', `tasks list: --state ${JSON.stringify(values.state)} is not a task state`);
+  }
+  const filter = { ...(values.state ? { state: values.state as TaskRecord['state'] } : {}), ...(values.peer ? { peer: values.peer } : {}) };
+  const records = openStores(values, context).tasks.list(filter);
+  if (values.json) {
+    printJson(context, records);
+    return 0;
+  }
+  if (records.length === 0) {
+    printLine(context, 'no tasks');
+    return 0;
+  }
+  const rows = [['ID', 'PEER', 'ROLE', 'STATE', 'PROGRESS', 'UPDATED', 'ABOUT']];
+  for (const r of records) {
+    rows.push([r.id, r.peer, r.role, r.state, r.progress === undefined ? '-' : `${r.progress}%`, r.updatedAt.slice(0, 19), summary(r)]);
+  }
+  for (const line of table(rows)) printLine(context, line);
+  return 0;
+}
+
+function show(args: string[], context: Context): number {
+  const { values, positionals } = parseOptions('tasks show', args, { peer: { type: 'string' } });
+  atMost('tasks show', positionals, 1);
+  const r = openStores(values, context).tasks.get(required('tasks show', positionals[0], 'ID'), values.peer);
+  if (values.json) {
+    printJson(context, r);
+    return 0;
+  }
+  const asked = r.role === 'requester' ? `we asked ${r.peer}` : `${r.peer} asked us`;
+  printLine(context, `${r.id}: ${asked}${r.skill ? `, skill ${r.skill}` : ''}${r.priority ? `, priority ${r.priority}` : ''}`);
+  const facts = [`state ${r.state}`, r.progress === undefined ? '' : `progress ${r.progress}%`, r.eta ? `eta ${r.eta}` : '', r.cancelRequested ? 'cancel requested' : ''];
+  printLine(context, facts.filter(Boolean).join(', '));
+  if (r.reason) printLine(context, `reason: ${r.reason}`);
+  if (r.result) {
+    printLine(context, `result: ${r.result.text.split('\n')[0] ?? ''}`);
+    for (const name of r.result.attachments) printLine(context, `  attachment: ${name}`);
+  }
+  printLine(context, 'history:');
+  const rows = r.history.map((e) => [e.at.slice(0, 19), e.direction === 'out' ? 'sent' : 'received', e.type, e.state, firstLine(e.body)]);
+  for (const line of table(rows)) printLine(context, `  ${line}`);
+  return 0;
+}
+
+function summary(r: TaskRecord): string {
+  return firstLine(r.history[0]?.body ?? '');
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+}

@@ -1,0 +1,78 @@
+// The `a2a-lite` command: finds the subcommand, loads only its module (the CLI is spawned
+// once per chat message, so start-up must stay close to Node's own), runs it, maps errors.
+
+import { ERROR_TABLE, LiteError } from '../errors.js';
+import type { Command, Context } from './context.js';
+import { printLine, reportError } from './output.js';
+
+const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
+  parse: { summary: 'read a chat message as A2A-Lite JSON', load: () => import('./commands/parse.js') },
+  format: { summary: 'write a protocol message from a type, params and a body', load: () => import('./commands/format.js') },
+  validate: { summary: 'check a message against the per-type rules', load: () => import('./commands/validate.js') },
+  card: { summary: "create, check and show this agent's Agent Card", load: () => import('./commands/card.js') },
+  agents: { summary: 'the known-agents cache: add, list, show, remove', load: () => import('./commands/agents.js') },
+  tasks: { summary: 'the task ledger: new, record, list, show', load: () => import('./commands/tasks.js') },
+  demo: { summary: 'play the protocol example between two agents', load: () => import('./commands/demo.js') },
+};
+
+export const VERSION = '0.1.0';
+
+/** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
+export async function run(argv: string[], context: Context): Promise<number> {
+  const [name, ...args] = argv;
+  const json = args.includes('--json');
+  try {
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      if (name === 'help' && args[0] !== undefined) return await run([args[0], '--help'], context);
+      printLine(context, mainHelp());
+      return 0;
+    }
+    if (name === '--version' || name === '-V') {
+      printLine(context, VERSION);
+      return 0;
+    }
+    const entry = COMMANDS[name];
+    if (entry === undefined) {
+      throw new LiteError('USAGE', `unknown command ${JSON.stringify(name)}; the commands are ${Object.keys(COMMANDS).join(', ')} (see a2a-lite --help)`);
+    }
+    const { command } = await entry.load();
+    if (args.includes('--help') || args.includes('-h')) {
+      const sub = args[0] === undefined ? undefined : command.subcommands?.[args[0]];
+      const { usage, help } = sub ?? command;
+      printLine(context, `usage: ${usage}\n\n${help}`);
+      return 0;
+    }
+    return await command.run(args, context);
+  } catch (error) {
+    return reportError(context, error, json);
+  }
+}
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const commands = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`);
+  const exits = new Map<number, string[]>();
+  for (const [code, row] of Object.entries(ERROR_TABLE)) exits.set(row.exit, [...(exits.get(row.exit) ?? []), code]);
+  const exitLines = [...exits.entries()].sort(([a], [b]) => a - b).map(([exit, codes]) => `  ${exit}  ${codes.join(', ')}`);
+  return [
+    'usage: a2a-lite <command> [options]',
+    '',
+    'A2A-Lite: tagged natural-language messages between agents, Agent Cards and a task ledger.',
+    '',
+    'commands:',
+    ...commands,
+    '',
+    'options for every command:',
+    '  --home DIR   where the card, known-agents/ and tasks/ live (else $A2A_LITE_HOME,',
+    '               else ./skills/a2a-lite if it exists, else ~/.a2a-lite)',
+    '  --json       print results as JSON (errors become JSON on stderr)',
+    '  -h, --help   help for a command, with an example',
+    '',
+    'exit codes:',
+    '  0  success',
+    ...exitLines,
+    '',
+    'example:',
+    '  a2a-lite format task id=research-001 skill=research --body "帮我调研一下 AI Agent 生态"',
+  ].join('\n');
+}
