@@ -1,0 +1,93 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempHome } from '../fixtures/home.js';
+import { cli } from './run-cli.js';
+
+const COMMANDS: string[][] = [
+  ['parse'], ['format'], ['validate'], ['demo'],
+  ['card', 'init'], ['card', 'validate'], ['card', 'show'],
+  ['agents', 'add'], ['agents', 'list'], ['agents', 'show'], ['agents', 'remove'],
+  ['tasks', 'new'], ['tasks', 'record'], ['tasks', 'list'], ['tasks', 'show'],
+];
+
+describe('the a2a-lite program', () => {
+  it('lists its commands and exit codes', () => {
+    const { code, stdout } = cli(['--help']);
+    expect(code).toBe(0);
+    for (const name of ['parse', 'format', 'validate', 'card', 'agents', 'tasks', 'demo']) expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'));
+    expect(stdout).toContain('exit codes:');
+    expect(stdout).toMatch(/^ {2}5 {2}.*ILLEGAL_TRANSITION/m);
+  });
+
+  it.each(COMMANDS)('%s %s --help shows usage and an example', (...command) => {
+    const { code, stdout } = cli([...command.filter(Boolean), '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^usage: a2a-lite ${command.filter(Boolean).join(' ')}`));
+    expect(stdout).toMatch(/examples?:\n {2}a2a-lite /);
+  });
+
+  it('prints its version', () => {
+    expect(cli(['--version']).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('names an unknown command', () => {
+    const { code, stderr } = cli(['fly']);
+    expect(code).toBe(2);
+    expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, demo (see a2a-lite --help)\n');
+  });
+});
+
+describe('the home directory rule', () => {
+  const where = (options: Parameters<typeof cli>[1], args: string[] = []) =>
+    JSON.parse(cli(['card', 'init', '--id', 'a', '--name', 'A', '--json', ...args], options).stdout).path as string;
+
+  it('takes --home first', () => {
+    const flag = tempHome('flag');
+    expect(where({ env: { A2A_LITE_HOME: tempHome('env') } }, ['--home', flag])).toBe(join(flag, 'agent-card.json'));
+  });
+
+  it('then $A2A_LITE_HOME', () => {
+    const env = tempHome('env');
+    expect(where({ env: { A2A_LITE_HOME: env } })).toBe(join(env, 'agent-card.json'));
+  });
+
+  it('then ./skills/a2a-lite in an OpenClaw workspace', () => {
+    const workspace = realpathSync(tempHome('workspace'));
+    mkdirSync(join(workspace, 'skills', 'a2a-lite'), { recursive: true });
+    expect(where({ cwd: workspace, env: { A2A_LITE_HOME: undefined } })).toBe(join(workspace, 'skills', 'a2a-lite', 'agent-card.json'));
+  });
+
+  it('then ~/.a2a-lite', () => {
+    const user = tempHome('user');
+    expect(where({ cwd: tempHome('elsewhere'), env: { A2A_LITE_HOME: undefined, HOME: user } })).toBe(join(user, '.a2a-lite', 'agent-card.json'));
+  });
+});
+
+describe('a2a-lite demo', () => {
+  it('plays the protocol example through both ledgers', () => {
+    const { code, stdout, stderr } = cli(['demo']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const order = [
+      '── 佳佳 → Mexico',
+      '[A2A:discover]',
+      '[A2A:card id=mexico]',
+      "佳佳 cached Mexico's card: skills email, calendar",
+      '[A2A:task id=email-001 skill=email]',
+      '[附件: ai-agent-research.md]',
+      "Mexico's ledger: email-001 recorded as submitted",
+      '[A2A:status task=email-001 state=accepted]',
+      "佳佳's ledger: email-001 submitted → accepted",
+      '[A2A:result task=email-001 state=completed]',
+      "佳佳's ledger: email-001 accepted → completed",
+      'Ledgers at the end:',
+    ];
+    let at = 0;
+    for (const text of order) {
+      const found = stdout.indexOf(text, at);
+      expect(found, `"${text}" after position ${at}`).toBeGreaterThanOrEqual(0);
+      at = found;
+    }
+  });
+});
