@@ -11,7 +11,10 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 const code = await run(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
-  stdin: process.stdin,
+  // A getter: opening stdin costs start-up time, and most commands never read it.
+  get stdin() {
+    return process.stdin;
+  },
   stdout: process.stdout,
   stderr: process.stderr,
 });

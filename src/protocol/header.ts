@@ -1,5 +1,5 @@
 // Reads one `[A2A:<type> k=v …]` header: the tag, the type and the parameters, with quoted
-// values. Scans characters once; no regular expression can backtrack on hostile input.
+// values. Scans character codes once; no regular expression can backtrack on hostile input.
 
 import type { ParseWarning } from './types.js';
 
@@ -13,128 +13,145 @@ export interface Header {
 
 type Warn = (warning: ParseWarning) => void;
 
-const FULLWIDTH_SPACE = '\u3000';
+const SPACE = 32;
+const TAB = 9;
+const FULL_SPACE = 0x3000;
+const CLOSE = 93; // ]
+const FULL_CLOSE = 0xff3d; // ］
+const EQUALS = 61; // =
+const FULL_EQUALS = 0xff1d; // ＝
+const FULL_OPEN = 0xff3b; // ［
+const FULL_COLON = 0xff1a; // ：
+const QUOTE = 34; // "
+const BACKSLASH = 92;
 
-const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === FULLWIDTH_SPACE;
-const isClose = (c: string | undefined): boolean => c === ']' || c === '］';
-const isEquals = (c: string | undefined): boolean => c === '=' || c === '＝';
+const isSpace = (c: number): boolean => c === SPACE || c === TAB || c === FULL_SPACE;
+const isClose = (c: number): boolean => c === CLOSE || c === FULL_CLOSE;
+const isEquals = (c: number): boolean => c === EQUALS || c === FULL_EQUALS;
 
-/** Quote pairs a value may be wrapped in; the curly ones are a repair. */
-const CLOSING_QUOTE: Readonly<Record<string, string>> = { '"': '"', '“': '”', '”': '”', '「': '」' };
+/** Quote pairs a value may be wrapped in; all but the ASCII one are a repair. */
+const CLOSING_QUOTE: ReadonlyMap<number, number> = new Map([
+  [QUOTE, QUOTE],
+  [0x201c, 0x201d], // “ ”
+  [0x201d, 0x201d], // ” ”
+  [0x300c, 0x300d], // 「 」
+]);
 
 /**
  * Reads the header that starts at `line[start]` (an opening bracket). The caller has already
  * checked that `[A2A:` (in some spelling) follows. Never throws.
  */
 export function readHeader(line: string, start: number, warn: Warn): Header {
-  let i = start;
-  const fullwidth = new Set<string>();
-  if (line[i] === '［') fullwidth.add('［');
-  i += 1;
+  const end = line.length;
+  const fullwidth: string[] = [];
   let spaced = false;
-  const skipSpaces = (): void => {
-    const from = i;
-    while (isSpace(line[i])) i += 1;
-    if (i > from) spaced = true;
+  const skipSpaces = (from: number): number => {
+    let at = from;
+    while (at < end && isSpace(line.charCodeAt(at))) at += 1;
+    if (at > from) spaced = true;
+    return at;
   };
-  skipSpaces();
-  const tag = line.slice(i, i + 3);
-  if (tag !== 'A2A') {
-    warn({ code: 'TAG_CASE_NORMALIZED', message: `tag "${tag}" read as "A2A"` });
+  let i = start;
+  if (line.charCodeAt(i) === FULL_OPEN) fullwidth.push('"［"');
+  i = skipSpaces(i + 1);
+  if (line.charCodeAt(i) !== 65 || line.charCodeAt(i + 1) !== 50 || line.charCodeAt(i + 2) !== 65) {
+    warn({ code: 'TAG_CASE_NORMALIZED', message: `tag "${line.slice(i, i + 3)}" read as "A2A"` });
   }
-  i += 3;
-  skipSpaces();
-  if (line[i] === '：') fullwidth.add('：');
-  i += 1;
-  skipSpaces();
+  i = skipSpaces(i + 3);
+  if (line.charCodeAt(i) === FULL_COLON) fullwidth.push('"："');
+  i = skipSpaces(i + 1);
 
   const typeStart = i;
-  while (i < line.length && !isSpace(line[i]) && !isClose(line[i])) i += 1;
+  while (i < end && !isSpace(line.charCodeAt(i)) && !isClose(line.charCodeAt(i))) i += 1;
   const rawType = line.slice(typeStart, i);
   const type = rawType.toLowerCase();
-  if (type !== rawType) {
-    warn({ code: 'TYPE_CASE_NORMALIZED', message: `type "${rawType}" read as "${type}"` });
-  }
+  if (type !== rawType) warn({ code: 'TYPE_CASE_NORMALIZED', message: `type "${rawType}" read as "${type}"` });
 
   const params: Record<string, string> = {};
   let closed = false;
-  while (i < line.length) {
-    const c = line[i];
+  while (i < end) {
+    const c = line.charCodeAt(i);
     if (isSpace(c)) {
-      if (c === FULLWIDTH_SPACE) fullwidth.add(FULLWIDTH_SPACE);
+      if (c === FULL_SPACE && !fullwidth.includes('space')) fullwidth.push('space');
       i += 1;
       continue;
     }
     if (isClose(c)) {
-      if (c === '］') fullwidth.add('］');
+      if (c === FULL_CLOSE) fullwidth.push('"］"');
       closed = true;
       i += 1;
       break;
     }
     const keyStart = i;
-    while (i < line.length && !isSpace(line[i]) && !isClose(line[i]) && !isEquals(line[i])) i += 1;
+    while (i < end) {
+      const k = line.charCodeAt(i);
+      if (isSpace(k) || isClose(k) || isEquals(k)) break;
+      i += 1;
+    }
     const key = line.slice(keyStart, i);
     let value = '';
-    if (isEquals(line[i])) {
-      if (line[i] === '＝') fullwidth.add('＝');
-      i += 1;
-      const read = readValue(line, i, warn);
+    if (i < end && isEquals(line.charCodeAt(i))) {
+      if (line.charCodeAt(i) === FULL_EQUALS && !fullwidth.includes('"＝"')) fullwidth.push('"＝"');
+      const read = readValue(line, i + 1, warn);
       value = read.value;
       i = read.end;
     } else {
       warn({ code: 'PARAM_WITHOUT_VALUE', message: `parameter "${key}" has no "=value"; read as empty` });
     }
     if (Object.hasOwn(params, key)) {
-      warn({
-        code: 'DUPLICATE_PARAM',
-        message: `parameter "${key}" appears twice; kept "${params[key]}", set aside "${value}"`,
-      });
-    } else {
-      // defineProperty, not assignment: a key such as "__proto__" must stay an ordinary param.
+      warn({ code: 'DUPLICATE_PARAM', message: `parameter "${key}" appears twice; kept "${params[key]}", set aside "${value}"` });
+    } else if (key === '__proto__') {
+      // Assignment would set the prototype and drop the param: define it as an own property.
       Object.defineProperty(params, key, { value, enumerable: true, writable: true, configurable: true });
+    } else {
+      params[key] = value;
     }
   }
 
   if (!closed) warn({ code: 'UNCLOSED_HEADER', message: 'the header has no closing "]"; read to the end of the line' });
   if (spaced) warn({ code: 'WHITESPACE_TRIMMED', message: 'spaces inside the "[A2A:" tag were ignored' });
-  if (fullwidth.size > 0) {
-    warn({
-      code: 'FULLWIDTH_NORMALIZED',
-      message: `full-width ${[...fullwidth].map((c) => (c === FULLWIDTH_SPACE ? 'space' : `"${c}"`)).join(', ')} read as ASCII`,
-    });
-  }
-  return { type, params, rest: line.slice(i).trimStart() };
+  if (fullwidth.length > 0) warn({ code: 'FULLWIDTH_NORMALIZED', message: `full-width ${fullwidth.join(', ')} read as ASCII` });
+  let restStart = i;
+  while (restStart < end && isSpace(line.charCodeAt(restStart))) restStart += 1;
+  return { type, params, rest: restStart === end ? '' : line.slice(restStart).trimStart() };
 }
 
 /** Reads a parameter value at `line[i]`: quoted (with `\"` and `\\` escapes) or bare. */
 function readValue(line: string, i: number, warn: Warn): { value: string; end: number } {
-  const open = line[i];
-  const close = open === undefined ? undefined : CLOSING_QUOTE[open];
+  const end = line.length;
+  const open = line.charCodeAt(i);
+  const close = CLOSING_QUOTE.get(open);
   if (close === undefined) {
     const start = i;
-    while (i < line.length && !isSpace(line[i]) && !isClose(line[i])) i += 1;
+    while (i < end) {
+      const c = line.charCodeAt(i);
+      if (isSpace(c) || isClose(c)) break;
+      i += 1;
+    }
     return { value: line.slice(start, i), end: i };
   }
-  if (open !== '"') {
-    warn({ code: 'SMART_QUOTES_NORMALIZED', message: `value quoted with ${open}…${close} read as "…"` });
+  if (open !== QUOTE) {
+    warn({ code: 'SMART_QUOTES_NORMALIZED', message: `value quoted with ${line[i]}…${String.fromCharCode(close)} read as "…"` });
   }
   let value = '';
-  let j = i + 1;
-  while (j < line.length) {
-    const c = line[j];
-    if (c === '\\' && (line[j + 1] === '"' || line[j + 1] === '\\')) {
-      value += line[j + 1];
-      j += 2;
+  let from = i + 1;
+  for (let j = i + 1; j < end; j += 1) {
+    const c = line.charCodeAt(j);
+    if (c === BACKSLASH) {
+      const next = line.charCodeAt(j + 1);
+      if (next === QUOTE || next === BACKSLASH) {
+        value += line.slice(from, j);
+        from = j + 1;
+        j += 1;
+      }
       continue;
     }
-    if (c === close || (open !== '"' && c === '"')) return { value, end: j + 1 };
-    value += c;
-    j += 1;
+    if (c === close || (open !== QUOTE && c === QUOTE)) return { value: value + line.slice(from, j), end: j + 1 };
   }
   // No closing quote: take the rest of the line, less a final bracket that closes the header.
   warn({ code: 'UNTERMINATED_QUOTE', message: 'a quoted value has no closing quote; read to the end of the line' });
-  let k = line.length;
-  while (k > i + 1 && isSpace(line[k - 1])) k -= 1;
-  const stop = k > i + 1 && isClose(line[k - 1]) ? k - 1 : line.length;
+  let k = end;
+  while (k > i + 1 && isSpace(line.charCodeAt(k - 1))) k -= 1;
+  const stop = k > i + 1 && isClose(line.charCodeAt(k - 1)) ? k - 1 : end;
   return { value: line.slice(i + 1, stop).replace(/\\(["\\])/g, '$1'), end: stop };
 }

@@ -15,7 +15,7 @@ export const ATTACHMENT_LINE = /^[ \t]*[[［][ \t]*(?:附件|attachments?)[ \t]*
 export const FENCE_LINE = /^[ \t]{0,3}(`{3,}|~{3,})(.*)$/s;
 
 export function isHeaderLine(line: string): boolean {
-  return HEADER_LINE.test(line);
+  return line.startsWith('[A2A:') || HEADER_LINE.test(line);
 }
 
 /** Cheap pre-check on a line's first character before trying `HEADER_LINE`. */

@@ -87,12 +87,17 @@ export function parseAll(text: string): ParsedMessage[] {
 function noteSurroundingSpace(source: string, messages: ParsedMessage[]): void {
   const first = messages[0];
   const last = messages.at(-1);
-  if (first !== undefined && first.type !== 'plain' && /^\s*\n/.test(source)) {
+  if (first !== undefined && first.type !== 'plain' && startsWithBlankLine(source)) {
     first.warnings.push({ code: 'WHITESPACE_TRIMMED', message: 'blank lines before the header were ignored' });
   }
-  if (last !== undefined && last.type !== 'plain' && /\s$/.test(source)) {
+  if (last !== undefined && last.type !== 'plain' && source.length > 0 && isBlank(source[source.length - 1] as string)) {
     last.warnings.push({ code: 'WHITESPACE_TRIMMED', message: 'whitespace after the message was ignored' });
   }
+}
+
+function startsWithBlankLine(source: string): boolean {
+  const newline = source.indexOf('\n');
+  return newline !== -1 && isBlank(source.slice(0, newline));
 }
 
 /** Splits lines into runs that each start at a header line (or hold plain text). */
@@ -146,9 +151,10 @@ function segment(lines: string[]): Segment[] {
 
 function headerMessage(lines: string[], segment: Segment, warnings: ParseWarning[]): ParsedMessage {
   const line = lines[segment.start] as string;
-  const match = HEADER_LINE.exec(line) as RegExpExecArray;
-  const indent = match[1] as string;
-  const mentions = match[2] as string;
+  // Canonical text needs no regular expression: the header starts the line.
+  const match = line.startsWith('[A2A:') ? null : (HEADER_LINE.exec(line) as RegExpExecArray);
+  const indent = match?.[1] ?? '';
+  const mentions = match?.[2] ?? '';
   if (mentions !== '') warnings.push({ code: 'MENTION_STRIPPED', message: `leading ${quote(mentions.trim())} was removed` });
   if (indent !== '') warnings.push({ code: 'WHITESPACE_TRIMMED', message: 'whitespace before the header was ignored' });
   if (segment.fenced) warnings.push({ code: 'CODE_FENCE_STRIPPED', message: 'the message was inside a Markdown code block' });
