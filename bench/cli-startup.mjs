@@ -17,7 +17,10 @@ function time(args) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 export function run({ runs = 40 } = {}) {
-  for (let i = 0; i < 3; i += 1) time(['-e', '0']), time([BIN, 'parse', MESSAGE]);
+  for (let i = 0; i < 3; i += 1) {
+    time(['-e', '0']);
+    time([BIN, 'parse', MESSAGE]);
+  }
   const node = [];
   const cli = [];
   for (let i = 0; i < runs; i += 1) {
