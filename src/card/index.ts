@@ -2,7 +2,7 @@
 // human-readable `[A2A:card]` reply in both directions.
 
 export { checkCard, assertCard, AGENT_ID, SKILL_ID, type CardCheck } from './validate.js';
-export { findSecrets, type SecretFinding } from './secrets.js';
+export { findSecrets, type SecretFinding } from '../secrets.js';
 export { render, type Lang } from './render.js';
 export { parseCardReply, slug, type CardReply } from './parse-reply.js';
 export {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jiajiaCard } from '../../test/fixtures/cards.js';
 import { LiteError } from '../errors.js';
@@ -54,3 +55,31 @@ describe('assertCard', () => {
     }
   });
 });
+
+describe('checkCard on hostile input', () => {
+  it('never throws and always explains a refusal', () => {
+    const anyCard = fc.oneof(
+      fc.jsonValue({ maxDepth: 6 }),
+      fc.record({ protocol: fc.string(), agent: fc.jsonValue({ maxDepth: 3 }), skills: fc.array(fc.jsonValue({ maxDepth: 3 })) }),
+      fc.record({ ...jiajiaCardShape(), __proto__: fc.jsonValue({ maxDepth: 2 }), constructor: fc.string() }, { requiredKeys: [] }),
+    );
+    fc.assert(
+      fc.property(anyCard, (card) => {
+        const { valid, errors } = checkCard(card);
+        expect(valid).toBe(errors.length === 0);
+        for (const error of errors) expect(error.path.startsWith('/')).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('handles a card with thousands of skills', () => {
+    const skills = Array.from({ length: 5000 }, (_, i) => ({ id: `s-${i}`, name: `S${i}`, description: '' }));
+    expect(checkCard(jiajiaCard({ skills })).valid).toBe(true);
+  });
+});
+
+function jiajiaCardShape() {
+  const card = jiajiaCard();
+  return { protocol: fc.constant(card.protocol), agent: fc.constant(card.agent), skills: fc.constant(card.skills) };
+}

@@ -2,7 +2,7 @@
 // rules a schema cannot say: safe ids, unique skills, and no credentials.
 
 import { LiteError } from '../errors.js';
-import { findSecrets } from './secrets.js';
+import { findSecrets } from '../secrets.js';
 import type { CardError, LiteCard } from './types.js';
 import { validate as schemaValidate } from './validate-card.generated.js';
 

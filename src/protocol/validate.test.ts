@@ -67,3 +67,23 @@ describe('validate', () => {
     expect(progressValue(raw)).toBe(value);
   });
 });
+
+describe('validate: credentials', () => {
+  const token = ['gh', 'p_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'].join('');
+
+  it.each([
+    [`[A2A:task id=t-1]\nmy token is ${token}`, 'the body'],
+    [`[A2A:task id=t-1 auth=${token}]`, 'parameter "auth"'],
+    [`[A2A:task id=t-1]\n[附件: ${token}.txt]`, 'an attachment name'],
+    [`clone https://bot:hunter2@example.com/repo.git`, 'the body'],
+  ])('flags a credential in %j without repeating it', (text, where) => {
+    const problems = validate(parse(text)).filter((p) => p.code === 'CREDENTIAL_IN_MESSAGE');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toContain(where);
+    expect(JSON.stringify(problems)).not.toContain(token);
+  });
+
+  it('leaves ordinary hashes and ids alone', () => {
+    expect(validate(parse('[A2A:task id=review-001]\nplease review commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b'))).toEqual([]);
+  });
+});

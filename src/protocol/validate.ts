@@ -1,6 +1,7 @@
 // The per-type rules of A2A-Lite: which parameters each type needs and allows, and what
 // their values may be. Reports every problem at once; unknown things are notices, not errors.
 
+import { credentialShapes } from '../secrets.js';
 import { isTerminal, isWireState, WIRE_STATES } from './states.js';
 import { KNOWN_TYPES, type KnownType, type Message, type Problem } from './types.js';
 
@@ -47,6 +48,7 @@ export function validate(message: Message): Problem[] {
   };
 
   const { type, params } = message;
+  checkCredentials(message, error);
   if (type === 'plain') {
     checkAttachments(message.attachments, error);
     return problems;
@@ -122,6 +124,21 @@ function checkProgress(progress: string | undefined, error: Report): void {
   const match = PROGRESS.exec(progress);
   if (match === null || Number.parseFloat(progress) > 100) {
     error('INVALID_PROGRESS', `progress "${progress}" must be a number from 0 to 100, optionally with "%"`, 'progress');
+  }
+}
+
+/** The protocol forbids credentials in messages: flag every known token shape, never its value. */
+function checkCredentials(message: Message, error: Report): void {
+  const places: [string, string, string | undefined][] = [
+    ...Object.entries(message.params).map(([key, value]): [string, string, string | undefined] => [`parameter "${key}"`, value, key]),
+    ['the body', message.body, undefined],
+    ...message.attachments.map((name): [string, string, string | undefined] => ['an attachment name', name, undefined]),
+  ];
+  for (const [where, text, param] of places) {
+    const kinds = credentialShapes(text);
+    if (kinds.length > 0) {
+      error('CREDENTIAL_IN_MESSAGE', `${where} holds what looks like a credential (${kinds.join(', ')}); never send credentials in messages`, param);
+    }
   }
 }
 

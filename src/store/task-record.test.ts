@@ -111,3 +111,15 @@ describe('applyMessage', () => {
     expect(codeOf(() => applyMessage(undefined, msg('[A2A:status task=x state=working]'), { direction: 'in', peer: 'mexico', at }))).toBe('TASK_NOT_FOUND');
   });
 });
+
+describe('credentials in messages', () => {
+  const key = ['sk-', 'proj-', 'Zx81Qw0PlmNbV7cXe2RtYu9Io3As'].join('');
+
+  it('never reach the ledger', () => {
+    const record = applyMessage(undefined, msg(`[A2A:task id=t-1 note=${key}]\nuse ${key} to log in`), { direction: 'in', peer: 'x', at }).record;
+    const stored = JSON.stringify(record);
+    expect(stored).not.toContain(key);
+    expect(record.history[0]?.body).toBe('use [redacted: API key (sk-…)] to log in');
+    expect(record.history[0]?.params.note).toBe('[redacted: API key (sk-…)]');
+  });
+});

@@ -5,6 +5,7 @@ import { LiteError } from '../errors.js';
 import { INITIAL_STATE, isTerminal, isWireState, nextStates, transition, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
+import { redactCredentials } from '../secrets.js';
 
 /** `out`: this agent sent the message; `in`: this agent received it. */
 export type Direction = 'in' | 'out';
@@ -66,9 +67,11 @@ export function taskIdOf(message: Message): string | undefined {
  */
 export function applyMessage(
   current: TaskRecord | undefined,
-  message: Message,
+  received: Message,
   context: { direction: Direction; peer: string; at: string },
 ): Applied {
+  // A credential never reaches the ledger, whoever sent it.
+  const message = redactMessage(received);
   const id = taskIdOf(message) as string;
   const { direction, at } = context;
   if (current === undefined) {
@@ -168,6 +171,15 @@ function isDuplicate(record: TaskRecord, message: Message, direction: Direction)
       sameList(e.attachments, message.attachments) &&
       sameParams(e.params, message.params),
   );
+}
+
+/** The message with every known credential shape replaced by `[redacted: kind]`. */
+export function redactMessage(message: Message): Message {
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(message.params)) {
+    Object.defineProperty(params, key, { value: redactCredentials(value), enumerable: true, writable: true, configurable: true });
+  }
+  return { type: message.type, params, body: redactCredentials(message.body), attachments: message.attachments.map(redactCredentials) };
 }
 
 function entry(message: Message, direction: Direction, at: string, state: TaskState): HistoryEntry {

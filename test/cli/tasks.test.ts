@@ -129,3 +129,24 @@ describe('the ledger under concurrent CLI processes', () => {
     expect(record.history).toHaveLength(2);
   });
 });
+
+describe('credentials and the CLI', () => {
+  const key = ['AK', 'IA', 'IOSFODNN7EXAMPLE'].join('');
+
+  it('format refuses to write a message carrying a credential', () => {
+    const result = cli(['format', 'task', 'id=t-1', '--body', `key ${key}`]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('the body holds what looks like a credential (AWS access key)');
+    expect(result.stderr).not.toContain(key);
+  });
+
+  it('tasks record stores a received message with the credential redacted', () => {
+    const home = tempHome();
+    const result = cli(['tasks', 'record', '--from', 'jiajia', `[A2A:task id=t-1]\nmy key: ${key}`], { home });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('stored as [redacted: …]');
+    const stored = cli(['tasks', 'show', 't-1', '--json'], { home }).stdout;
+    expect(stored).not.toContain(key);
+    expect(JSON.parse(stored).history[0].body).toBe('my key: [redacted: AWS access key]');
+  });
+});

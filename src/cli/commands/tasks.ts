@@ -116,8 +116,12 @@ async function record(args: string[], context: Context): Promise<number> {
   if (values.from !== undefined && values.to !== undefined) throw new LiteError('USAGE', 'tasks record: give --from or --to, not both');
   const messages = parseAll(await messageText('tasks record', positionals, context));
   const relevant = messages.filter(isTaskMessage);
+  let redacted = false;
   for (const message of relevant) {
-    const problems = validate(message);
+    // A credential in a message is not a reason to lose the message: the ledger redacts it.
+    const all = validate(message);
+    if (all.some((p) => p.code === 'CREDENTIAL_IN_MESSAGE')) redacted = true;
+    const problems = all.filter((p) => p.code !== 'CREDENTIAL_IN_MESSAGE');
     if (!isValid(problems)) {
       const errors = problems.filter((p) => p.level === 'error').map((p) => p.message);
       throw new LiteError('INVALID_MESSAGE', `[A2A:${message.type}] refused: ${errors.join('; ')}`, { problems });
@@ -130,6 +134,7 @@ async function record(args: string[], context: Context): Promise<number> {
   for (const message of relevant) {
     results.push(tasks.record(message, { ...(peer === undefined ? {} : { peer }), ...(direction === undefined ? {} : { direction }) }));
   }
+  if (redacted) note(context, 'a credential in the message was stored as [redacted: …]; credentials never belong in messages');
   if (values.json) {
     printJson(
       context,

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jiajiaCard, mexicoCard } from '../../test/fixtures/cards.js';
+import { jiajiaCard, mexicoCard } from '../test/fixtures/cards.js';
 import { findSecrets } from './secrets.js';
 
 // Test values are assembled at run time so no scanner mistakes this file for a leak.
@@ -53,5 +54,20 @@ describe('findSecrets', () => {
     ['Chinese prose', { ...jiajiaCard(), description: '收集和分析特定主题的资料，生成结构化的 Markdown 调研报告，并附上参考来源链接。' }],
   ])('stays quiet on %s', (_what, card) => {
     expect(findSecrets(card)).toEqual([]);
+  });
+});
+
+describe('findSecrets on hostile input', () => {
+  it('finds a secret nested 100,000 levels deep without overflowing the stack', () => {
+    const secret = join('sk-', 'live-', 'Q1w2E3r4T5y6U7i8O9p0A1s2');
+    let value: unknown = { note: secret };
+    for (let i = 0; i < 100_000; i += 1) value = [value];
+    const findings = findSecrets(value);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.path.endsWith('/0/note')).toBe(true);
+  });
+
+  it('never throws on any JSON value', () => {
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => Array.isArray(findSecrets(value))), { numRuns: 2000 });
   });
 });

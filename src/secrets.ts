@@ -1,5 +1,6 @@
-// Finds credentials in a card before it is written or cached: known token shapes, fields
-// named like secrets, and long high-entropy strings. Findings never repeat the value.
+// Finds credentials before they are written anywhere: in cards (known token shapes, fields
+// named like secrets, long high-entropy strings) and in messages (known token shapes only).
+// Findings never repeat the value; `redactCredentials` replaces it.
 
 /** Where a credential-like value sits (a JSON Pointer) and what it looks like. */
 export interface SecretFinding {
@@ -39,34 +40,45 @@ const SLUG = /^[a-z]+(?:[-_][a-z0-9]+)+$/;
  */
 export function findSecrets(value: unknown, path = ''): SecretFinding[] {
   const findings: SecretFinding[] = [];
-  walk(value, path, undefined, findings, 0);
+  // An explicit stack, not recursion: no nesting depth can hide a value or overflow the stack.
+  const stack: { value: unknown; path: string }[] = [{ value, path }];
+  while (stack.length > 0) {
+    const item = stack.pop() as (typeof stack)[number];
+    if (typeof item.value === 'string') {
+      const kind = classify(item.value);
+      if (kind !== undefined) findings.push({ path: item.path === '' ? '/' : item.path, kind });
+    } else if (Array.isArray(item.value)) {
+      for (let i = item.value.length - 1; i >= 0; i -= 1) stack.push({ value: item.value[i], path: `${item.path}/${i}` });
+    } else if (item.value !== null && typeof item.value === 'object') {
+      for (const [name, child] of Object.entries(item.value).reverse()) {
+        const pointer = `${item.path}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        if (SECRET_KEY.test(name) && typeof child === 'string' && looksLikeSecretValue(child)) {
+          findings.push({ path: pointer, kind: `value of a field named "${name}"` });
+        } else {
+          stack.push({ value: child, path: pointer });
+        }
+      }
+    }
+  }
   return findings;
 }
 
-function walk(value: unknown, path: string, key: string | undefined, out: SecretFinding[], depth: number): void {
-  if (depth > 64) return;
-  if (typeof value === 'string') {
-    const kind = classify(value, key);
-    if (kind !== undefined) out.push({ path: path === '' ? '/' : path, kind });
-    return;
-  }
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, `${path}/${index}`, key, out, depth + 1));
-    return;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [name, item] of Object.entries(value)) {
-      const pointer = `${path}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (SECRET_KEY.test(name) && typeof item === 'string' && looksLikeSecretValue(item)) {
-        out.push({ path: pointer, kind: `value of a field named "${name}"` });
-        continue;
-      }
-      walk(item, pointer, name, out, depth + 1);
-    }
-  }
+/**
+ * The kinds of known credential shapes in free text (empty when none). Used on messages,
+ * where high-entropy words such as commit hashes are ordinary content.
+ */
+export function credentialShapes(text: string): string[] {
+  return SHAPES.filter(([, shape]) => shape.test(text)).map(([kind]) => kind);
 }
 
-function classify(text: string, _key: string | undefined): string | undefined {
+/** Replaces every known credential shape in `text` with `[redacted: kind]`. */
+export function redactCredentials(text: string): string {
+  let out = text;
+  for (const [kind, shape] of SHAPES) out = out.replace(new RegExp(shape.source, `${shape.flags}g`), `[redacted: ${kind}]`);
+  return out;
+}
+
+function classify(text: string): string | undefined {
   for (const [kind, shape] of SHAPES) if (shape.test(text)) return kind;
   for (const token of text.match(CANDIDATE) ?? []) {
     if (isHighEntropy(token)) return 'high-entropy string';
