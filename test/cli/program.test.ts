@@ -91,3 +91,20 @@ describe('a2a-lite demo', () => {
     }
   });
 });
+
+describe('a2a-lite demo --json', () => {
+  it('prints the exchange and both final records', () => {
+    const { code, stdout } = cli(['demo', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.transcript.map((m: { from: string; text: string }) => `${m.from}:${m.text.split(/[\s\]]/)[0]}`)).toEqual([
+      'jiajia:[A2A:discover',
+      'mexico:[A2A:card',
+      'jiajia:[A2A:task',
+      'mexico:[A2A:status',
+      'mexico:[A2A:result',
+    ]);
+    expect(report.ledgers.jiajia).toMatchObject({ id: 'email-001', peer: 'mexico', role: 'requester', state: 'completed' });
+    expect(report.ledgers.mexico).toMatchObject({ id: 'email-001', peer: 'jiajia', role: 'worker', state: 'completed' });
+  });
+});

@@ -20,7 +20,8 @@ import { homePaths } from '../../store/home.js';
 import { FileTaskLedger } from '../../store/task-ledger.js';
 import { atMost, parseOptions } from '../args.js';
 import type { Command, Context } from '../context.js';
-import { printLine } from '../output.js';
+import { printJson, printLine } from '../output.js';
+import type { TaskRecord } from '../../store/task-record.js';
 
 export const command: Command = {
   usage: 'a2a-lite demo [--keep]',
@@ -30,6 +31,7 @@ Each agent has its own home (card, known-agents/, task ledger) in a temporary fo
 
 options:
   --keep   keep the two homes afterwards and print where they are
+  --json   print the exchange and both final task records as JSON
 
 example:
   a2a-lite demo --keep`,
@@ -38,8 +40,10 @@ example:
     atMost('demo', positionals, 0);
     const root = mkdtempSync(join(tmpdir(), 'a2a-lite-demo-'));
     try {
-      play(root, context);
-      if (values.keep) printLine(context, `\nThe homes are kept in ${root}`);
+      const json = values.json === true;
+      const report = play(root, context, json);
+      if (json) printJson(context, values.keep ? { ...report, homes: root } : report);
+      else if (values.keep) printLine(context, `\nThe homes are kept in ${root}`);
       return 0;
     } finally {
       if (!values.keep) rmSync(root, { recursive: true, force: true });
@@ -61,7 +65,14 @@ function makeAgent(root: string, card: LiteCard): Agent {
   return { card, agents: new AgentDirectory(paths.knownAgents), tasks: new FileTaskLedger(paths.tasks) };
 }
 
-function play(root: string, context: Context): void {
+/** What `--json` prints: every message sent, in order, and both agents' final records. */
+interface DemoReport {
+  transcript: { from: string; to: string; text: string }[];
+  ledgers: { jiajia: TaskRecord; mexico: TaskRecord };
+}
+
+function play(root: string, context: Context, json: boolean): DemoReport {
+  const transcript: DemoReport['transcript'] = [];
   const jiajia = makeAgent(root, {
     protocol: PROTOCOL_VERSION,
     agent: { id: 'jiajia', name: '佳佳', framework: 'clawdbot', version: '0.x' },
@@ -82,12 +93,15 @@ function play(root: string, context: Context): void {
     capabilities: { fileTransfer: true },
     channels: ['discord:mexico'],
   });
-  const say = (line = ''): void => printLine(context, line);
-  const aside = (line: string): void => printLine(context, `   · ${line}`);
+  const say = (line = ''): void => {
+    if (!json) printLine(context, line);
+  };
+  const aside = (line: string): void => say(`   · ${line}`);
 
   /** Sends `message` from one agent to the other: formatted, then parsed by the receiver. */
   const send = (from: Agent, to: Agent, message: Message): ParsedMessage => {
     const text = format(message);
+    transcript.push({ from: from.card.agent.id, to: to.card.agent.id, text });
     say(`── ${from.card.agent.name} → ${to.card.agent.name} ${'─'.repeat(40)}`);
     say(text);
     const received = parse(text);
@@ -157,4 +171,5 @@ function play(root: string, context: Context): void {
   say(`  Mexico ${theirs.id}  for ${theirs.peer}    ${theirs.state}  ${theirs.history.length} messages`);
   say();
   say('佳佳 answers the result with REPLY_SKIP (on a shared gateway) so the exchange ends there.');
+  return { transcript, ledgers: { jiajia: mine, mexico: theirs } };
 }
