@@ -6,6 +6,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkCard } from '../src/card/validate.js';
+import { ERROR_TABLE } from '../src/errors.js';
 import { isTerminal, nextStates, WIRE_STATES, type TaskState } from '../src/protocol/states.js';
 import { TYPE_RULES } from '../src/protocol/validate.js';
 import { BIN, cli } from './cli/run-cli.js';
@@ -156,6 +157,22 @@ describe('references/protocol-spec.md', () => {
       }
     }
     expect(covered.sort()).toEqual(['submitted', ...WIRE_STATES].sort());
+  });
+
+  it('names every warning and problem code of protocol/types.ts', () => {
+    const types = readFileSync(new URL('../src/protocol/types.ts', import.meta.url), 'utf8');
+    const union = (name: string): string[] =>
+      [...(new RegExp(`export type ${name} =([^;]+);`).exec(types)?.[1] ?? '').matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]!);
+    const codes = [...union('WarningCode'), ...union('ProblemCode')];
+    expect(codes.length).toBeGreaterThan(20);
+    for (const code of codes) expect(spec, code).toContain(`\`${code}\``);
+  });
+
+  it('gives every error code its exit code', () => {
+    const rows = tableRows(spec, 'exit');
+    for (const [code, { exit }] of Object.entries(ERROR_TABLE)) {
+      expect(rows.find(([, codes]) => ticked(codes!).includes(code))?.[0], code).toBe(String(exit));
+    }
   });
 
   it('quotes the card schema as shipped', () => {

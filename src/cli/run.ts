@@ -19,7 +19,7 @@ export const VERSION = '0.1.0';
 
 /** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
 export async function run(argv: string[], context: Context): Promise<number> {
-  const [name, ...args] = argv;
+  const [name, ...args] = hoistGlobalOptions(argv);
   const json = args.includes('--json');
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -46,6 +46,23 @@ export async function run(argv: string[], context: Context): Promise<number> {
   } catch (error) {
     return reportError(context, error, json);
   }
+}
+
+/**
+ * Moves `--home DIR` and `--json` written before the command (`a2a-lite --home X card show`)
+ * behind it, where each command reads them.
+ */
+function hoistGlobalOptions(argv: readonly string[]): string[] {
+  const globals: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const arg = argv[i] as string;
+    if (arg === '--json' || arg.startsWith('--home=')) globals.push(arg);
+    else if (arg === '--home' && i + 1 < argv.length) globals.push(arg, argv[++i] as string);
+    else break;
+    i += 1;
+  }
+  return globals.length === 0 ? [...argv] : [...argv.slice(i), ...globals];
 }
 
 function mainHelp(): string {

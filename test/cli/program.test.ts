@@ -108,3 +108,11 @@ describe('a2a-lite demo --json', () => {
     expect(report.ledgers.mexico).toMatchObject({ id: 'email-001', peer: 'jiajia', role: 'worker', state: 'completed' });
   });
 });
+
+describe('global options', () => {
+  it('may come before the command', () => {
+    const home = tempHome();
+    expect(cli(['--home', home, 'card', 'init', '--id', 'a', '--name', 'A'])).toMatchObject({ code: 0 });
+    expect(JSON.parse(cli(['--json', `--home=${home}`, 'card', 'show']).stdout).agent.id).toBe('a');
+  });
+});
