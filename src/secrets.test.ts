@@ -71,3 +71,27 @@ describe('findSecrets on hostile input', () => {
     fc.assert(fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => Array.isArray(findSecrets(value))), { numRuns: 2000 });
   });
 });
+
+describe('secret-named fields', () => {
+  it.each([
+    [{ password: 'correct horse battery staple' }, '/password'],
+    [{ passwords: ['hunter2hunter2'] }, '/passwords'],
+    [{ Authorization: 'Basic dXNlcjpwYXNz' }, '/Authorization'],
+    [{ pwd: 'letmein!' }, '/pwd'],
+    [{ passphrase: 'open sesame please' }, '/passphrase'],
+    [{ client_secret: 'abcd1234' }, '/client_secret'],
+  ])('finds %j', (value, path) => {
+    expect(findSecrets(value).map((f) => f.path)).toEqual([path]);
+  });
+
+  it.each([[{ maxTokens: '8k-per-call' }], [{ tokenLimit: '4000 per day' }], [{ authType: 'bearer' }], [{ auth: 'required' }], [{ secretName: 'OPENAI_KEY' }]])(
+    'leaves %j alone',
+    (value) => {
+      expect(findSecrets(value)).toEqual([]);
+    },
+  );
+
+  it('leaves file paths alone', () => {
+    expect(findSecrets({ home: '/home/agent/workspace/skills/a2a-lite/known-agents/mexico.json' })).toEqual([]);
+  });
+});

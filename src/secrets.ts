@@ -8,8 +8,10 @@ export interface SecretFinding {
   kind: string;
 }
 
+// Every quantifier that precedes a required character is bounded, so no shape can backtrack
+// quadratically on hostile text (a message may be megabytes long).
 const SHAPES: readonly (readonly [string, RegExp])[] = [
-  ['private key', /-----BEGIN [A-Z ]*PRIVATE KEY-----/],
+  ['private key', /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/],
   ['API key (sk-…)', /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}/],
   ['GitHub token', /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/],
   ['Slack token', /\bxox[abposr]-[A-Za-z0-9-]{10,}/],
@@ -19,18 +21,42 @@ const SHAPES: readonly (readonly [string, RegExp])[] = [
   ['Hugging Face token', /\bhf_[A-Za-z0-9]{30,}/],
   ['npm token', /\bnpm_[A-Za-z0-9]{36}/],
   ['Telegram bot token', /\b\d{8,10}:[A-Za-z0-9_-]{35}\b/],
-  ['JSON Web Token', /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
-  ['bearer token', /\bBearer\s+[A-Za-z0-9._~+/-]{16,}/i],
-  ['password in a URL', /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/i],
+  ['JSON Web Token', /\beyJ[A-Za-z0-9_-]{8,300}\.[A-Za-z0-9_-]{8,20000}\.[A-Za-z0-9_-]{8,}/],
+  ['bearer token', /\bBearer\s{1,8}[A-Za-z0-9._~+/-]{16,}/i],
+  ['basic credentials', /\bBasic\s{1,8}(?=[A-Za-z0-9+/]{0,200}[0-9+/=])(?=[A-Za-z0-9+/]{0,200}[a-z])(?=[A-Za-z0-9+/]{0,200}[A-Z])[A-Za-z0-9+/]{8,}={0,2}/],
+  ['password in a URL', /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s/:@]{1,256}:[^\s/@]{1,256}@/i],
 ];
 
-/** Field names that hold secrets: password, secret, token, apiKey, access_key, privateKey, credential(s). */
-const SECRET_KEY = /(?:pass(?:word|wd)|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential)s?$/i;
+/** Field names that hold secrets, compared without case, `-`, `_` or a plural `s`, by their ending. */
+const SECRET_NAME_ENDINGS = [
+  'password', 'passwd', 'passphrase', 'pwd', 'pass', 'secret', 'token', 'apikey',
+  'accesskey', 'privatekey', 'credential', 'authorization', 'auth', 'cookie', 'sessionid',
+];
+/** Counts and limits named after tokens are not secrets: maxTokens, tokenCount, … */
+const NOT_SECRET_NAME = /^(?:max|min|num|total|count)|(?:count|limit|budget|usage|type|url|endpoint|env|header|name)s?$/;
 /** A reference to a secret kept elsewhere is fine: `$NAME`, `${NAME}`, `env:NAME`. */
 const REFERENCE = /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|env:[A-Za-z_][A-Za-z0-9_]*)$/;
-const CANDIDATE = /[A-Za-z0-9+/=_-]{24,}/g;
+const CANDIDATE = /[A-Za-z0-9+=_-]{24,}/g;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z]+(?:[-_][a-z0-9]+)+$/;
+
+/** True for a field name such as `password`, `apiKey`, `client_secret` or `Authorization`. */
+export function isSecretName(name: string): boolean {
+  const key = name.replace(/[-_\s.]/g, '').toLowerCase();
+  const singular = key.endsWith('s') ? key.slice(0, -1) : key;
+  return SECRET_NAME_ENDINGS.some((ending) => key.endsWith(ending) || singular.endsWith(ending)) && !NOT_SECRET_NAME.test(key);
+}
+
+/** True for a value that may be a secret under a secret-named field (not a reference, not a count). */
+export function looksLikeSecretValue(value: string): boolean {
+  const trimmed = value.trim();
+  return (
+    trimmed.length >= 4 &&
+    !REFERENCE.test(trimmed) &&
+    !/^\d+$/.test(trimmed) &&
+    !/^(?:true|false|none|null|required|optional)$/i.test(trimmed)
+  );
+}
 
 /**
  * Returns every place in `value` that looks like a credential (empty when clean).
@@ -52,7 +78,8 @@ export function findSecrets(value: unknown, path = ''): SecretFinding[] {
     } else if (item.value !== null && typeof item.value === 'object') {
       for (const [name, child] of Object.entries(item.value).reverse()) {
         const pointer = `${item.path}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-        if (SECRET_KEY.test(name) && typeof child === 'string' && looksLikeSecretValue(child)) {
+        const values = typeof child === 'string' ? [child] : Array.isArray(child) ? child.filter((v) => typeof v === 'string') : [];
+        if (isSecretName(name) && values.some(looksLikeSecretValue)) {
           findings.push({ path: pointer, kind: `value of a field named "${name}"` });
         } else {
           stack.push({ value: child, path: pointer });
@@ -84,11 +111,6 @@ function classify(text: string): string | undefined {
     if (isHighEntropy(token)) return 'high-entropy string';
   }
   return undefined;
-}
-
-function looksLikeSecretValue(value: string): boolean {
-  const trimmed = value.trim();
-  return trimmed.length >= 6 && !/\s/.test(trimmed) && !REFERENCE.test(trimmed) && !/^\d+$/.test(trimmed);
 }
 
 /** Long random-looking tokens: letters and digits mixed, little repetition. */

@@ -83,7 +83,7 @@ describe('parseCardReply', () => {
     expect(parseCardReply('[A2A:card]\nhello').missing).toEqual(['agent.id', 'agent.name']);
   });
 
-  const word = fc.stringMatching(/^[A-Za-z\u4e00-\u9fa5][A-Za-z0-9\u4e00-\u9fa5 ]{0,15}$/).map((s) => s.trim()).filter(Boolean);
+  const word = fc.stringMatching(/^[A-Za-z\u4e00-\u9fa5][A-Za-z0-9\u4e00-\u9fa5 ]{0,15}$/).map((s) => s.replace(/\s+/g, ' ').trim()).filter(Boolean);
   const anyCard: fc.Arbitrary<LiteCard> = fc.record({
     protocol: fc.constant('a2a-lite/1.0'),
     agent: fc.record({
@@ -127,5 +127,33 @@ describe('parseCardReply on free wording', () => {
     ['我是小明，基于 OpenClaw。可以传文件，但不支持流式。', { fileTransfer: true, streaming: false }],
   ])('%s', (text, capabilities) => {
     expect(parseCardReply(`[A2A:card]\n${text}`).card.capabilities).toEqual(capabilities);
+  });
+});
+
+describe('parseCardReply reads back awkward names', () => {
+  it.each(['zh', 'en'] as const)('names with dots, commas, parentheses and colons (%s)', (lang) => {
+    const card = jiajiaCard({
+      agent: { id: 'who', name: 'Dr. Who', framework: 'openclaw' },
+      skills: [
+        { id: 'email', name: 'Email (SMTP)', description: 'send: mail, with files' },
+        { id: 'ab', name: 'a:b', description: 'x' },
+      ],
+    });
+    const back = parseCardReply(render(card, lang)).card;
+    expect(back.agent).toEqual({ id: 'who', name: 'Dr. Who', framework: 'openclaw' });
+    expect(back.skills).toEqual([
+      { id: 'email', name: 'Email (SMTP)', description: 'send: mail, with files' },
+      { id: 'ab', name: 'a:b', description: 'x' },
+    ]);
+  });
+
+  it('reads a name with a comma when the framework is given', () => {
+    const card = jiajiaCard({ agent: { id: 'ab', name: 'A, B', framework: 'clawdbot' } });
+    expect(parseCardReply(render(card, 'en')).card.agent.name).toBe('A, B');
+    expect(parseCardReply(render(card, 'zh')).card.agent.name).toBe('A, B');
+  });
+
+  it('tells which message type it read', () => {
+    expect(parseCardReply('[A2A:task id=research-001]\nhi').type).toBe('task');
   });
 });

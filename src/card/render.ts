@@ -30,13 +30,13 @@ export function render(card: LiteCard, lang: Lang = 'zh'): string {
   const lines: string[] = [];
   const framework = FRAMEWORK_NAMES[card.agent.framework];
   // Chinese text puts a space before a Latin name: 我是 Mexico, but 我是佳佳.
-  const name = /^[A-Za-z0-9]/.test(card.agent.name) ? ` ${card.agent.name}` : card.agent.name;
+  const name = /^[A-Za-z0-9]/.test(card.agent.name) ? ` ${oneLine(card.agent.name)}` : oneLine(card.agent.name);
   if (zh) lines.push(framework === '' ? `我是${name}。` : `我是${name}，运行在 ${framework} 上。`);
   else lines.push(framework === '' ? `I am ${card.agent.name}.` : `I am ${card.agent.name}, running on ${framework}.`);
-  if (card.description) lines.push(card.description);
+  if (card.description) lines.push(oneLine(card.description));
   lines.push(zh ? '我的主要能力：' : 'My skills:');
   for (const skill of card.skills) {
-    lines.push(`- ${skill.name} (${skill.id})${zh ? '：' : ': '}${skill.description}`);
+    lines.push(`- ${oneLine(skill.name)} (${skill.id})${zh ? '：' : ': '}${oneLine(skill.description)}`);
   }
   const capabilities = capabilitySentence(card.capabilities ?? {}, lang);
   if (capabilities !== '') lines.push(capabilities);
@@ -48,6 +48,11 @@ export function render(card: LiteCard, lang: Lang = 'zh'): string {
     lines.push(`${zh ? '联系人：' : 'Contact: '}${card.contact.human}${zone}`);
   }
   return format({ type: 'card', params: { id: card.agent.id }, body: lines.join('\n'), attachments: [] });
+}
+
+/** Each fact of the reply stays on its own line, so a name or description never spans two. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 function capabilitySentence(capabilities: Capabilities, lang: Lang): string {

@@ -32,7 +32,7 @@ export function checkCard(card: unknown): CardCheck {
   if (!schemaValidate(card)) {
     for (const error of (schemaValidate as unknown as { errors: AjvError[] }).errors) errors.push(fromAjv(error));
   }
-  if (errors.length === 0) errors.push(...semanticErrors(card as LiteCard));
+  if (errors.length === 0) for (const error of semanticErrors(card as LiteCard)) errors.push(error);
   for (const finding of findSecrets(card)) {
     errors.push({
       path: finding.path,

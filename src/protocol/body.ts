@@ -13,7 +13,8 @@ export function splitBody(lines: readonly string[]): Pick<Message, 'body' | 'att
     if (mayBeAttachment(first)) {
       const match = ATTACHMENT_LINE.exec(line);
       if (match !== null) {
-        attachments.push(...splitNames(match[1] as string));
+        // A loop, not push(...names): a hostile line may hold more names than a call takes arguments.
+        for (const name of splitNames(match[1] as string)) attachments.push(name);
         continue;
       }
     }

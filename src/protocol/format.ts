@@ -32,7 +32,7 @@ export function format(message: Message, options: FormatOptions = {}): string {
   } else {
     lines.push(formatHeader(message.type, message.params));
   }
-  lines.push(...escapeBody(canonicalBody(message.body)));
+  for (const line of escapeBody(canonicalBody(message.body))) lines.push(line);
   for (const name of message.attachments) lines.push(`[${label}: ${formatName(name)}]`);
   return lines.join('\n');
 }

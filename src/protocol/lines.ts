@@ -1,28 +1,95 @@
-// Recognises the special lines of A2A-Lite text: header lines, attachment lines and
-// Markdown code fences. Every pattern here runs in linear time on any input.
+// Recognises the special lines of A2A-Lite text: header lines (after any indentation and
+// @mentions), attachment lines and Markdown code fences. Header lines are found by a scanner,
+// not a regular expression: mentions and indentation could otherwise be split in exponentially
+// many ways on hostile input. Every check here is linear in the line's length.
 
-/** Indentation chat clients leave before a header: spaces, tabs, full-width and zero-width spaces. */
-const INDENT = '[ \\t\\u3000\\u200b\\ufeff]*';
-/** A leading mention: `@name` (no `@` inside, so matching stays linear) or `<@123>` (Discord, Slack). */
-const MENTION = '(?:@[^\\s@\\[［]+|<@[!&]?[A-Za-z0-9]+>)';
+/** Where a header line's parts start: indentation ends at `mentions`, mentions end at `bracket`. */
+export interface HeaderStart {
+  mentions: number;
+  bracket: number;
+}
 
-/** Groups: 1 indentation, 2 mentions; the opening bracket follows them. */
-export const HEADER_LINE = new RegExp(`^(${INDENT})((?:${MENTION}${INDENT})*)[\\[［]${INDENT}a2a${INDENT}[:：]`, 'i');
-export const MENTIONS_ONLY = new RegExp(`^\\s*(?:${MENTION}\\s*)+$`);
 /** Group 1: the list of names between the colon and the closing bracket. */
 export const ATTACHMENT_LINE = /^[ \t]*[[［][ \t]*(?:附件|attachments?)[ \t]*[:：](.*)[\]］][ \t]*$/is;
 /** Group 1: the fence marker (three or more backticks or tildes). */
 export const FENCE_LINE = /^[ \t]{0,3}(`{3,}|~{3,})(.*)$/s;
+const ANGLE_MENTION = /<@[!&]?[A-Za-z0-9]+>/y;
 
-export function isHeaderLine(line: string): boolean {
-  return line.startsWith('[A2A:') || HEADER_LINE.test(line);
+/** Indentation chat clients leave: spaces, tabs, full-width, zero-width and BOM characters. */
+function isIndent(code: number): boolean {
+  return code === 32 || code === 9 || code === 0x3000 || code === 0x200b || code === 0xfeff;
 }
 
-/** Cheap pre-check on a line's first character before trying `HEADER_LINE`. */
+/** Characters that end an `@name` mention: whitespace, indentation, `@`, `<` and brackets. */
+function endsMention(code: number): boolean {
+  return isIndent(code) || code === 64 || code === 60 || code === 91 || code === 0xff3b || code === 10 || code === 13 || code === 11 || code === 12 || code === 0xa0;
+}
+
+function skipIndent(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isIndent(text.charCodeAt(i))) i += 1;
+  return i;
+}
+
+/** Reads one mention at `from` and returns where it ends, or -1 when none starts there. */
+function readMention(text: string, from: number): number {
+  const code = text.charCodeAt(from);
+  if (code === 64) {
+    let i = from + 1;
+    while (i < text.length && !endsMention(text.charCodeAt(i))) i += 1;
+    return i > from + 1 ? i : -1;
+  }
+  if (code === 60) {
+    ANGLE_MENTION.lastIndex = from;
+    return ANGLE_MENTION.test(text) ? ANGLE_MENTION.lastIndex : -1;
+  }
+  return -1;
+}
+
+/**
+ * Finds `[A2A:` (or `［a2a：`, with spaces) at the start of `line`, after indentation and
+ * mentions. Returns where the parts start, or undefined when the line is no header.
+ */
+export function headerStart(line: string): HeaderStart | undefined {
+  if (line.startsWith('[A2A:')) return { mentions: 0, bracket: 0 };
+  const mentions = skipIndent(line, 0);
+  let i = mentions;
+  for (;;) {
+    const end = readMention(line, i);
+    if (end === -1) break;
+    i = skipIndent(line, end);
+  }
+  const bracket = i;
+  const open = line.charCodeAt(i);
+  if (open !== 91 && open !== 0xff3b) return undefined;
+  i = skipIndent(line, i + 1);
+  if (line.slice(i, i + 3).toLowerCase() !== 'a2a') return undefined;
+  i = skipIndent(line, i + 3);
+  const colon = line.charCodeAt(i);
+  return colon === 58 || colon === 0xff1a ? { mentions, bracket } : undefined;
+}
+
+export function isHeaderLine(line: string): boolean {
+  return headerStart(line) !== undefined;
+}
+
+/** True for text made only of mentions and whitespace (a line like "@Mexico" before a header). */
+export function isMentionsOnly(text: string): boolean {
+  let i = 0;
+  let found = false;
+  for (;;) {
+    while (i < text.length && (isIndent(text.charCodeAt(i)) || /\s/.test(text[i] as string))) i += 1;
+    if (i === text.length) return found;
+    const end = readMention(text, i);
+    if (end === -1) return false;
+    found = true;
+    i = end;
+  }
+}
+
+/** Cheap pre-check on a line's first character before `headerStart`. */
 export function mayStartHeader(code: number): boolean {
-  return (
-    code === 91 || code === 0xff3b || code === 64 || code === 60 || code === 32 || code === 9 || code === 0x3000 || code === 0x200b || code === 0xfeff
-  );
+  return code === 91 || code === 0xff3b || code === 64 || code === 60 || isIndent(code);
 }
 
 /** Cheap pre-check before trying `ATTACHMENT_LINE`. */
@@ -49,8 +116,10 @@ export function closesFence(line: string, marker: string): boolean {
  * attachment line. `format` escapes such lines with one more backslash; `parse` removes one.
  */
 export function isSpecialLine(line: string): boolean {
-  const bare = line.replace(/^\\+/, '');
-  return isHeaderLine(bare) || ATTACHMENT_LINE.test(bare);
+  let bare = 0;
+  while (line.charCodeAt(bare) === 92) bare += 1;
+  const rest = bare === 0 ? line : line.slice(bare);
+  return isHeaderLine(rest) || ATTACHMENT_LINE.test(rest);
 }
 
 /** Blank for the purposes of the grammar: nothing but whitespace (including full-width). */

@@ -4,7 +4,7 @@
 
 import { splitBody } from './body.js';
 import { readHeader } from './header.js';
-import { closesFence, FENCE_LINE, HEADER_LINE, isBlank, isHeaderLine, mayBeFence, mayStartHeader, MENTIONS_ONLY } from './lines.js';
+import { closesFence, FENCE_LINE, headerStart, isBlank, isHeaderLine, isMentionsOnly, mayBeFence, mayStartHeader } from './lines.js';
 import type { ParsedMessage, ParseWarning } from './types.js';
 
 interface Fence {
@@ -64,7 +64,7 @@ export function parseAll(text: string): ParsedMessage[] {
     if (!part.header) {
       const raw = lines.slice(part.start, part.end).join('\n');
       if (raw.trim() === '') continue;
-      if (MENTIONS_ONLY.test(raw)) {
+      if (isMentionsOnly(raw)) {
         mentionsBefore = true;
         continue;
       }
@@ -151,14 +151,13 @@ function segment(lines: string[]): Segment[] {
 
 function headerMessage(lines: string[], segment: Segment, warnings: ParseWarning[]): ParsedMessage {
   const line = lines[segment.start] as string;
-  // Canonical text needs no regular expression: the header starts the line.
-  const match = line.startsWith('[A2A:') ? null : (HEADER_LINE.exec(line) as RegExpExecArray);
-  const indent = match?.[1] ?? '';
-  const mentions = match?.[2] ?? '';
+  const start = headerStart(line) as NonNullable<ReturnType<typeof headerStart>>;
+  const indent = line.slice(0, start.mentions);
+  const mentions = line.slice(start.mentions, start.bracket);
   if (mentions !== '') warnings.push({ code: 'MENTION_STRIPPED', message: `leading ${quote(mentions.trim())} was removed` });
   if (indent !== '') warnings.push({ code: 'WHITESPACE_TRIMMED', message: 'whitespace before the header was ignored' });
   if (segment.fenced) warnings.push({ code: 'CODE_FENCE_STRIPPED', message: 'the message was inside a Markdown code block' });
-  const header = readHeader(line, indent.length + mentions.length, (w) => warnings.push(w));
+  const header = readHeader(line, start.bracket, (w) => warnings.push(w));
   const bodyLines = lines.slice(segment.start + 1, segment.end);
   if (header.rest !== '') bodyLines.unshift(header.rest);
   const { body, attachments } = splitBody(bodyLines);

@@ -1,7 +1,7 @@
 // The per-type rules of A2A-Lite: which parameters each type needs and allows, and what
 // their values may be. Reports every problem at once; unknown things are notices, not errors.
 
-import { credentialShapes } from '../secrets.js';
+import { credentialShapes, isSecretName, looksLikeSecretValue } from '../secrets.js';
 import { isTerminal, isWireState, WIRE_STATES } from './states.js';
 import { KNOWN_TYPES, type KnownType, type Message, type Problem } from './types.js';
 
@@ -136,6 +136,7 @@ function checkCredentials(message: Message, error: Report): void {
   ];
   for (const [where, text, param] of places) {
     const kinds = credentialShapes(text);
+    if (param !== undefined && isSecretName(param) && looksLikeSecretValue(text)) kinds.push(`a value named "${param}"`);
     if (kinds.length > 0) {
       error('CREDENTIAL_IN_MESSAGE', `${where} holds what looks like a credential (${kinds.join(', ')}); never send credentials in messages`, param);
     }

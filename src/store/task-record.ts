@@ -5,7 +5,7 @@ import { LiteError } from '../errors.js';
 import { INITIAL_STATE, isTerminal, isWireState, nextStates, transition, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
-import { redactCredentials } from '../secrets.js';
+import { isSecretName, looksLikeSecretValue, redactCredentials } from '../secrets.js';
 
 /** `out`: this agent sent the message; `in`: this agent received it. */
 export type Direction = 'in' | 'out';
@@ -177,7 +177,8 @@ function isDuplicate(record: TaskRecord, message: Message, direction: Direction)
 export function redactMessage(message: Message): Message {
   const params: Record<string, string> = {};
   for (const [key, value] of Object.entries(message.params)) {
-    Object.defineProperty(params, key, { value: redactCredentials(value), enumerable: true, writable: true, configurable: true });
+    const safe = isSecretName(key) && looksLikeSecretValue(value) ? `[redacted: a value named "${key}"]` : redactCredentials(value);
+    Object.defineProperty(params, key, { value: safe, enumerable: true, writable: true, configurable: true });
   }
   return { type: message.type, params, body: redactCredentials(message.body), attachments: message.attachments.map(redactCredentials) };
 }
