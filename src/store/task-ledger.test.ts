@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../../test/fixtures/home.js';
@@ -78,5 +78,21 @@ describe('FileTaskLedger', () => {
 
   it('asks for the peer of a new task', () => {
     expect(() => ledger().record(parse('[A2A:task id=t-1]'))).toThrow(expect.objectContaining({ code: 'PEER_REQUIRED' }));
+  });
+});
+
+describe('FileTaskLedger storage', () => {
+  it('grows with the messages, not their square', () => {
+    const tasks = ledger();
+    tasks.record(parse('[A2A:task id=long-1]'), { direction: 'in', peer: 'jiajia' });
+    const sizeAfter = (n: number) => {
+      for (let i = 0; i < n; i += 1) tasks.record(parse(`[A2A:status task=long-1 state=working progress=${i % 100}]\nstep ${i} ${'x'.repeat(200)}`));
+      const folder = join(tasks.dir, 'jiajia', 'long-1');
+      return readdirSync(folder).reduce((sum, name) => sum + statSync(join(folder, name)).size, 0);
+    };
+    const first = sizeAfter(100);
+    const second = sizeAfter(100) - first;
+    expect(second).toBeLessThan(first * 1.2);
+    expect(tasks.get('long-1').history).toHaveLength(201);
   });
 });

@@ -1,22 +1,23 @@
 // The CLI's task ledger: plain JSON files, safe for many processes at once, no native module.
 //
-//   <home>/tasks/<peer>/<task id>/v00000001.json   one file per version of the record
-//                                 v00000002.json   (each holds the whole record)
+//   <home>/tasks/<peer>/<task id>/v00000001.json   one file per message: the task's summary
+//                                 v00000002.json   after it, and that message's history entry
 //   <home>/tasks/.claims/<task id>/                ids this agent allocated
 //
-// A writer reads the newest version N, computes the next record, and publishes N+1 with
+// A writer reads the newest version N, computes the next summary, and publishes N+1 with
 // link(2), which fails if N+1 already exists. On that failure another process won the race:
 // re-read and apply again. Nothing is locked, so a killed process blocks nobody, and a
-// version appears whole or not at all. Names are percent-encoded (file-names.ts).
+// version appears whole or not at all. Storage grows with the messages, not their square.
+// Names are percent-encoded (file-names.ts).
 
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiteError } from '../errors.js';
 import type { TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
-import { createFileAtomic, readJsonFile, safeUnlink } from './atomic-file.js';
+import { createFileAtomic, ioError, readJsonFile, safeUnlink } from './atomic-file.js';
 import { decodeName, encodeName } from './file-names.js';
-import { applyMessage, taskIdOf, type Applied, type Direction, type TaskRecord } from './task-record.js';
+import { applyMessage, taskIdOf, type Applied, type Direction, type HistoryEntry, type TaskRecord, type TaskSummary } from './task-record.js';
 
 const VERSION_FILE = /^v(\d{8})\.json$/;
 const MAX_ATTEMPTS = 500;
@@ -52,7 +53,7 @@ export class FileTaskLedger {
     if (id === undefined) throw new LiteError('INVALID_MESSAGE', `a ${message.type} message names no task`);
     const at = options.at ?? this.now().toISOString();
     const peer = options.peer ?? this.findPeer(id, message.type);
-    const direction = options.direction ?? inferDirection(this.latest(peer, id)?.record, message);
+    const direction = options.direction ?? inferDirection(this.latest(peer, id)?.summary, message);
     return this.update(peer, id, (current) => applyMessage(current, message, { direction, peer, at }));
   }
 
@@ -69,14 +70,14 @@ export class FileTaskLedger {
       if (match) next = Math.max(next, Number(match[1]) + 1);
     }
     const claims = join(this.dir, '.claims');
-    mkdirSync(claims, { recursive: true });
+    makeDir(claims);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1, next += 1) {
       const id = `${base}-${String(next).padStart(3, '0')}`;
       try {
         mkdirSync(join(claims, encodeName(id)));
         return id;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError('write', join(claims, encodeName(id)), error);
       }
     }
     throw new LiteError('LEDGER_BUSY', `could not reserve a new id with prefix "${base}"`);
@@ -84,42 +85,51 @@ export class FileTaskLedger {
 
   /** True when the ledger holds a task with this id and peer. */
   has(id: string, peer: string): boolean {
-    return newestVersion(this.folder(peer, id)) > 0;
+    return versionsIn(this.folder(peer, id)).length > 0;
   }
 
-  /** The task with this id; `peer` is needed only when several peers used the same id. */
+  /** The task with this id and its whole history; `peer` is needed only when several peers used the id. */
   get(id: string, peer?: string): TaskRecord {
     const owner = peer ?? this.findPeer(id, 'show');
-    const found = this.latest(owner, id);
-    if (found === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}" with ${owner} in the ledger`, { task: id });
-    return found.record;
+    const folder = this.folder(owner, id);
+    const versions = versionsIn(folder);
+    if (versions.length === 0) throw new LiteError('TASK_NOT_FOUND', `no task "${id}" with ${owner} in the ledger`, { task: id });
+    const history: HistoryEntry[] = [];
+    let summary: TaskSummary | undefined;
+    for (const version of versions) {
+      const stored = readVersion(folder, version);
+      history.push(stored.entry);
+      summary = stored.summary;
+    }
+    return { ...(summary as TaskSummary), history };
   }
 
-  /** Every task, newest first, optionally only those in one state or with one peer. */
-  list(filter: ListFilter = {}): TaskRecord[] {
-    const records: TaskRecord[] = [];
+  /** Every task's summary, most recently changed first, optionally only one state or peer. */
+  list(filter: ListFilter = {}): TaskSummary[] {
+    const summaries: TaskSummary[] = [];
     for (const peer of this.peers()) {
       if (filter.peer !== undefined && peer !== filter.peer) continue;
       for (const id of this.idsOf(peer)) {
         const found = this.latest(peer, id);
         if (found === undefined) continue;
-        if (filter.state !== undefined && found.record.state !== filter.state) continue;
-        records.push(found.record);
+        if (filter.state !== undefined && found.summary.state !== filter.state) continue;
+        summaries.push(found.summary);
       }
     }
-    return records.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+    return summaries.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
   }
 
   /** Reads, applies `change`, and publishes the next version; retries when another writer won. */
-  private update(peer: string, id: string, change: (current: TaskRecord | undefined) => Applied): Applied {
+  private update(peer: string, id: string, change: (current: TaskSummary | undefined) => Applied): Applied {
     const folder = this.folder(peer, id);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const current = this.latest(peer, id);
-      const applied = change(current?.record);
-      if (applied.change === 'duplicate') return applied;
+      const applied = change(current?.summary);
+      if (applied.entry === undefined) return applied;
       const version = (current?.version ?? 0) + 1;
-      mkdirSync(folder, { recursive: true });
-      if (createFileAtomic(join(folder, versionFile(version)), `${JSON.stringify(applied.record, null, 2)}\n`)) {
+      makeDir(folder);
+      const stored: StoredVersion = { summary: applied.summary, entry: applied.entry };
+      if (createFileAtomic(join(folder, versionFile(version)), `${JSON.stringify(stored)}\n`)) {
         if (version === 1 || version % 64 === 0) this.sweepTemps(folder);
         return applied;
       }
@@ -128,20 +138,17 @@ export class FileTaskLedger {
     throw new LiteError('LEDGER_BUSY', `task "${id}" kept changing under us; try again`, { task: id });
   }
 
-  private latest(peer: string, id: string): { version: number; record: TaskRecord } | undefined {
+  private latest(peer: string, id: string): { version: number; summary: TaskSummary } | undefined {
     const folder = this.folder(peer, id);
-    const version = newestVersion(folder);
-    if (version === 0) return undefined;
-    const record = readJsonFile(join(folder, versionFile(version)));
-    if (record === undefined || typeof record !== 'object' || record === null || typeof (record as TaskRecord).state !== 'string') {
-      throw new LiteError('LEDGER_CORRUPT', `${join(folder, versionFile(version))} does not hold a task record`);
-    }
-    return { version, record: record as TaskRecord };
+    const versions = versionsIn(folder);
+    const version = versions.at(-1);
+    if (version === undefined) return undefined;
+    return { version, summary: readVersion(folder, version).summary };
   }
 
   /** Which peer a task id belongs to; fails when none or several do. */
   private findPeer(id: string, purpose: string): string {
-    const owners = this.peers().filter((peer) => newestVersion(this.folder(peer, id)) > 0);
+    const owners = this.peers().filter((peer) => versionsIn(this.folder(peer, id)).length > 0);
     if (owners.length === 1) return owners[0] as string;
     if (owners.length === 0) {
       const hint = purpose === 'task' ? '; say who it is from or for with --from or --to' : '';
@@ -189,23 +196,39 @@ export class FileTaskLedger {
   }
 }
 
+/** One version file: the summary after a message, and that message's history entry. */
+interface StoredVersion {
+  summary: TaskSummary;
+  entry: HistoryEntry;
+}
+
 /** Without --from/--to: a worker's messages about our request arrive; our own go out. */
-function inferDirection(record: TaskRecord | undefined, message: Message): Direction {
-  if (record === undefined) {
+function inferDirection(summary: TaskSummary | undefined, message: Message): Direction {
+  if (summary === undefined) {
     throw new LiteError('PEER_REQUIRED', `a new task needs its peer: record it with --from PEER (received) or --to PEER (sent)`);
   }
   if (message.type === 'ack') return 'in';
   const fromWorker = message.type === 'status' || message.type === 'result';
-  return (record.role === 'worker') === fromWorker ? 'out' : 'in';
+  return (summary.role === 'worker') === fromWorker ? 'out' : 'in';
 }
 
-function newestVersion(folder: string): number {
-  let newest = 0;
+/** The version numbers present in a task folder, in order. */
+function versionsIn(folder: string): number[] {
+  const versions: number[] = [];
   for (const name of listDir(folder)) {
     const match = VERSION_FILE.exec(name);
-    if (match) newest = Math.max(newest, Number(match[1]));
+    if (match) versions.push(Number(match[1]));
   }
-  return newest;
+  return versions.sort((a, b) => a - b);
+}
+
+function readVersion(folder: string, version: number): StoredVersion {
+  const path = join(folder, versionFile(version));
+  const stored = readJsonFile(path) as Partial<StoredVersion> | undefined;
+  if (typeof stored?.summary?.state !== 'string' || typeof stored.entry?.type !== 'string') {
+    throw new LiteError('LEDGER_CORRUPT', `${path} does not hold a task version; move it aside to continue`, { path });
+  }
+  return stored as StoredVersion;
 }
 
 function versionFile(version: number): string {
@@ -216,8 +239,16 @@ function listDir(dir: string): string[] {
   try {
     return readdirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-    throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw ioError('read', dir, error);
+  }
+}
+
+function makeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw ioError('write', dir, error);
   }
 }
 

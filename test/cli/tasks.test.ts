@@ -150,3 +150,14 @@ describe('credentials and the CLI', () => {
     expect(JSON.parse(stored).history[0].body).toBe('my key: [redacted: AWS access key]');
   });
 });
+
+describe('tasks record with several messages', () => {
+  it('reports what it recorded before a refused message, and names that message', () => {
+    const home = tempHome();
+    cli(['tasks', 'record', '--from', 'jiajia', '[A2A:task id=m-1]'], { home });
+    const result = cli(['tasks', 'record', '[A2A:status task=m-1 state=working]\n[A2A:result task=m-1 state=completed]\n[A2A:status task=m-1 state=working]'], { home });
+    expect(result.code).toBe(5);
+    expect(result.stdout).toBe('m-1 (from jiajia): submitted → working\nm-1 (from jiajia): working → completed\n');
+    expect(result.stderr).toContain('TASK_TERMINAL: message 3 of 3: task "m-1" cannot go from completed to working');
+  });
+});

@@ -112,8 +112,8 @@ function play(root: string, context: Context, json: boolean): DemoReport {
   };
   const recordBoth = (sender: Agent, receiver: Agent, message: ParsedMessage): void => {
     sender.tasks.record(message, { direction: 'out', peer: receiver.card.agent.id });
-    const { record, from } = receiver.tasks.record(message, { direction: 'in', peer: sender.card.agent.id });
-    aside(`${receiver.card.agent.name}'s ledger: ${record.id} ${from === undefined ? `recorded as ${record.state}` : `${from} → ${record.state}`}`);
+    const { summary, from } = receiver.tasks.record(message, { direction: 'in', peer: sender.card.agent.id });
+    aside(`${receiver.card.agent.name}'s ledger: ${summary.id} ${from === undefined ? `recorded as ${summary.state}` : `${from} → ${summary.state}`}`);
   };
 
   say('A2A-Lite demo: 佳佳 (Clawdbot) and Mexico (OpenClaw) work together through the protocol.');

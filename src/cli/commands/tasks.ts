@@ -7,7 +7,7 @@ import { isTaskState } from '../../protocol/states.js';
 import type { Message } from '../../protocol/types.js';
 import { isValid, TASK_ID, validate } from '../../protocol/validate.js';
 import { offers } from '../../store/agent-directory.js';
-import { isTaskMessage, type Applied, type TaskRecord } from '../../store/task-record.js';
+import { isTaskMessage, type Applied, type TaskSummary } from '../../store/task-record.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { note, printJson, printLine, table } from '../output.js';
@@ -28,8 +28,10 @@ example:
     usage: 'a2a-lite tasks record [TEXT] [--from PEER | --to PEER]',
     help: `Records protocol messages sent or received (every one in TEXT, or stdin) in the ledger.
 A new task needs its peer: --from for a task you received, --to for one you sent. Later
-messages find their task by id. Illegal state changes (e.g. completed → working) are
-refused (exit 5) and nothing stored is changed. Messages that concern no task (discover,
+messages find their task by id. An illegal state change (e.g. completed → working) is
+refused (exit 5) and leaves the task as it was; when TEXT holds several messages, the ones
+before a refused message stay recorded and are listed first. The same message recorded
+twice in a row is reported as already recorded. Messages that concern no task (discover,
 card, plain text) are skipped.
 
 examples:
@@ -98,11 +100,11 @@ async function newTask(args: string[], context: Context): Promise<number> {
   const problems = validate({ ...message, params: { ...params, id: params.id || 'x' } });
   if (!isValid(problems)) throw new LiteError('INVALID_MESSAGE', `refused: ${problems.filter((p) => p.level === 'error').map((p) => p.message).join('; ')}`);
   params.id = values.id ?? stores.tasks.allocateId(values.skill ?? 'task');
-  const { record: stored } = stores.tasks.record(message, { direction: 'out', peer });
+  const { summary: stored } = stores.tasks.record(message, { direction: 'out', peer });
   const text = format(message);
   const known = stores.agents.find(peer);
   if (values.json) {
-    printJson(context, { id: stored.id, peer, text, record: stored });
+    printJson(context, { id: stored.id, peer, text, task: stored });
     return 0;
   }
   if (known === undefined) note(context, `"${peer}" is not in known-agents; the task is recorded anyway`);
@@ -130,32 +132,40 @@ async function record(args: string[], context: Context): Promise<number> {
   const { tasks } = openStores(values, context);
   const peer = values.from ?? values.to;
   const direction = values.from !== undefined ? 'in' : values.to !== undefined ? 'out' : undefined;
+  // Messages are recorded in order; when one is refused, those before it stay recorded and
+  // are reported before the refusal, which names the message it stopped at.
   const results: Applied[] = [];
-  for (const message of relevant) {
-    results.push(tasks.record(message, { ...(peer === undefined ? {} : { peer }), ...(direction === undefined ? {} : { direction }) }));
+  let refusal: unknown;
+  for (const [index, message] of relevant.entries()) {
+    try {
+      results.push(tasks.record(message, { ...(peer === undefined ? {} : { peer }), ...(direction === undefined ? {} : { direction }) }));
+    } catch (error) {
+      refusal = relevant.length > 1 && error instanceof LiteError ? new LiteError(error.code, `message ${index + 1} of ${relevant.length}: ${error.message}`, error.details) : error;
+      break;
+    }
   }
   if (redacted) note(context, 'a credential in the message was stored as [redacted: …]; credentials never belong in messages');
   if (values.json) {
     printJson(
       context,
-      results.map(({ record: r, change, from }) => ({ id: r.id, peer: r.peer, change, from: from ?? null, state: r.state })),
+      results.map(({ summary: r, change, from }) => ({ id: r.id, peer: r.peer, change, from: from ?? null, state: r.state })),
     );
-    return 0;
+  } else {
+    for (const skipped of messages.filter((m) => !isTaskMessage(m))) {
+      note(context, `skipped a ${skipped.type === 'plain' ? 'plain-text' : `[A2A:${skipped.type}]`} message: it concerns no task`);
+    }
+    if (results.length === 0 && refusal === undefined) printLine(context, 'nothing to record');
+    for (const { summary: r, change, from } of results) printLine(context, describeChange(r, change, from));
   }
-  for (const skipped of messages.filter((m) => !isTaskMessage(m))) {
-    note(context, `skipped a ${skipped.type === 'plain' ? 'plain-text' : `[A2A:${skipped.type}]`} message: it concerns no task`);
-  }
-  if (results.length === 0) printLine(context, 'nothing to record');
-  for (const { record: r, change, from } of results) printLine(context, describeChange(r, change, from));
+  if (refusal !== undefined) throw refusal;
   return 0;
 }
 
-function describeChange(r: TaskRecord, change: Applied['change'], from: string | undefined): string {
+function describeChange(r: TaskSummary, change: Applied['change'], from: string | undefined): string {
   const side = r.role === 'requester' ? `for ${r.peer}` : `from ${r.peer}`;
   if (change === 'created') return `${r.id} (${side}): recorded, ${r.state}`;
   if (change === 'duplicate') return `${r.id} (${side}): already recorded, ${r.state}`;
-  const last = r.history.at(-1);
-  if (from === r.state) return `${r.id} (${side}): ${last?.type ?? 'message'} recorded, still ${r.state}`;
+  if (from === r.state) return `${r.id} (${side}): message recorded, still ${r.state}`;
   return `${r.id} (${side}): ${from} → ${r.state}`;
 }
 
@@ -165,7 +175,7 @@ function list(args: string[], context: Context): number {
   if (values.state !== undefined && !isTaskState(values.state)) {
     throw new LiteError('USAGE', `tasks list: --state ${JSON.stringify(values.state)} is not a task state`);
   }
-  const filter = { ...(values.state ? { state: values.state as TaskRecord['state'] } : {}), ...(values.peer ? { peer: values.peer } : {}) };
+  const filter = { ...(values.state ? { state: values.state as TaskSummary['state'] } : {}), ...(values.peer ? { peer: values.peer } : {}) };
   const records = openStores(values, context).tasks.list(filter);
   if (values.json) {
     printJson(context, records);
@@ -177,7 +187,7 @@ function list(args: string[], context: Context): number {
   }
   const rows = [['ID', 'PEER', 'ROLE', 'STATE', 'PROGRESS', 'UPDATED', 'ABOUT']];
   for (const r of records) {
-    rows.push([r.id, r.peer, r.role, r.state, r.progress === undefined ? '-' : `${r.progress}%`, r.updatedAt.slice(0, 19), summary(r)]);
+    rows.push([r.id, r.peer, r.role, r.state, r.progress === undefined ? '-' : `${r.progress}%`, r.updatedAt.slice(0, 19), shorten(r.subject)]);
   }
   for (const line of table(rows)) printLine(context, line);
   return 0;
@@ -206,11 +216,10 @@ function show(args: string[], context: Context): number {
   return 0;
 }
 
-function summary(r: TaskRecord): string {
-  return firstLine(r.history[0]?.body ?? '');
+function firstLine(text: string): string {
+  return shorten(text.split('\n')[0] ?? '');
 }
 
-function firstLine(text: string): string {
-  const line = text.split('\n')[0] ?? '';
+function shorten(line: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
