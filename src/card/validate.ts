@@ -18,6 +18,9 @@ export const AGENT_ID = /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$/u;
 /** Skill ids travel in `skill=` parameters and prefix task ids. */
 export const SKILL_ID = /^[\p{L}\p{N}][\p{L}\p{N}_.:-]{0,63}$/u;
 
+/** No card needs more nesting; deeper values are refused before anything recurses into them. */
+const MAX_DEPTH = 32;
+
 export interface CardCheck {
   valid: boolean;
   errors: CardError[];
@@ -29,6 +32,9 @@ export interface CardCheck {
  */
 export function checkCard(card: unknown): CardCheck {
   const errors: CardError[] = [];
+  if (depthOf(card) > MAX_DEPTH) {
+    return { valid: false, errors: [{ path: '/', rule: 'depth', message: `nests deeper than ${MAX_DEPTH} levels` }] };
+  }
   if (!schemaValidate(card)) {
     for (const error of (schemaValidate as unknown as { errors: AjvError[] }).errors) errors.push(fromAjv(error));
   }
@@ -106,6 +112,20 @@ function semanticErrors(card: LiteCard): CardError[] {
   const max = card.limits?.maxConcurrentTasks;
   if (max !== undefined && max < 1) errors.push({ path: '/limits/maxConcurrentTasks', rule: 'minimum', message: 'must be at least 1' });
   return errors;
+}
+
+/** How deeply `value` nests arrays and objects, counted without recursion (stops past MAX_DEPTH). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 function joinPath(base: string, name: string): string {

@@ -55,8 +55,17 @@ export function parseJson(text: string, source: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new LiteError('INVALID_JSON', `${source} is not valid JSON: ${(error as Error).message}`);
+    // Name the place, never the text: the input may hold a secret.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    const where = position === undefined ? '' : ` (${lineAndColumn(text, Number(position))})`;
+    throw new LiteError('INVALID_JSON', `${source} is not valid JSON${where}`);
   }
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
 function dropFinalNewline(text: string): string {

@@ -1,6 +1,7 @@
 // The body of a message: separating attachment lines from it, its canonical form, and the
 // one-backslash escape that keeps header-like body lines from being read as headers.
 
+import { LiteError } from '../errors.js';
 import { ATTACHMENT_LINE, isBlank, isSpecialLine, mayBeAttachment } from './lines.js';
 import type { Message } from './types.js';
 
@@ -68,6 +69,9 @@ export function splitNames(list: string): string[] {
 
 /** Writes one attachment name, quoted when it holds a separator or a quote. */
 export function formatName(name: string): string {
+  if (name.trim() === '' || /[\r\n]/.test(name) || name !== name.trim()) {
+    throw new LiteError('INVALID_MESSAGE', `attachment name ${JSON.stringify(name)} must be one trimmed, non-empty line`);
+  }
   if (!/[,，、;；"]/.test(name)) return name;
   return `"${name.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

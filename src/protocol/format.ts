@@ -2,7 +2,8 @@
 // attachment line per file. `parse(format(m))` gives back `m` for every valid message.
 
 import { LiteError } from '../errors.js';
-import { canonicalBody, escapeBody, formatName as writeName } from './body.js';
+import { canonicalBody, escapeBody, formatName } from './body.js';
+import { PARAM_NAME, TYPE_NAME } from './validate.js';
 import type { Message } from './types.js';
 
 export interface FormatOptions {
@@ -10,8 +11,6 @@ export interface FormatOptions {
   attachmentLabel?: '附件' | 'attachment';
 }
 
-const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
-const TYPE_NAME = /^[a-z][a-z0-9_-]*$/;
 
 /**
  * Formats `message` as canonical text. Throws `INVALID_MESSAGE` only for what text cannot
@@ -58,11 +57,4 @@ function formatHeader(type: string, params: Record<string, string>): string {
 function formatValue(value: string): string {
   if (value !== '' && !/[\s\]］]/.test(value) && !/^["“”「]/.test(value)) return value;
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
-
-function formatName(name: string): string {
-  if (name.trim() === '' || /[\r\n]/.test(name) || name !== name.trim()) {
-    throw new LiteError('INVALID_MESSAGE', `attachment name ${JSON.stringify(name)} must be one trimmed, non-empty line`);
-  }
-  return writeName(name);
 }

@@ -90,9 +90,16 @@ export function readHeader(line: string, start: number, warn: Warn): Header {
     }
     const key = line.slice(keyStart, i);
     let value = '';
-    if (i < end && isEquals(line.charCodeAt(i))) {
-      if (line.charCodeAt(i) === FULL_EQUALS && !fullwidth.includes('"＝"')) fullwidth.push('"＝"');
-      const read = readValue(line, i + 1, warn);
+    // `id = 1` reads as `id=1`: look past spaces for the "=", and past spaces after it.
+    let equals = i;
+    while (equals < end && isSpace(line.charCodeAt(equals))) equals += 1;
+    if (equals < end && isEquals(line.charCodeAt(equals))) {
+      if (line.charCodeAt(equals) === FULL_EQUALS && !fullwidth.includes('"＝"')) fullwidth.push('"＝"');
+      let start = equals + 1;
+      while (start < end && isSpace(line.charCodeAt(start))) start += 1;
+      if (start === end || isClose(line.charCodeAt(start))) start = equals + 1;
+      if (equals > i || start > equals + 1) warn({ code: 'WHITESPACE_TRIMMED', message: `spaces around "=" after "${key}" were ignored` });
+      const read = readValue(line, start, warn);
       value = read.value;
       i = read.end;
     } else {

@@ -192,3 +192,23 @@ describe('parseAll', () => {
     expect(parseAll('  \n\n ')).toEqual([]);
   });
 });
+
+describe('parse: spaces around "="', () => {
+  it.each([
+    ['[A2A:task id = 1]', { id: '1' }],
+    ['[A2A:task id =1 skill= research]', { id: '1', skill: 'research' }],
+    ['[A2A:cancel task=t reason= "缺少 权限"]', { task: 't', reason: '缺少 权限' }],
+    ['[A2A:task id=1 note= ]', { id: '1', note: '' }],
+  ])('%s', (text, params) => {
+    const m = parse(text);
+    expect(m.params).toEqual(params);
+  });
+
+  it('says it ignored them', () => {
+    expect(parse('[A2A:task id = 1]').warnings.map((w) => w.code)).toEqual(['WHITESPACE_TRIMMED']);
+  });
+
+  it('still reads a bare word before a param as a param without value', () => {
+    expect(parse('[A2A:task urgent id=1]').params).toEqual({ urgent: '', id: '1' });
+  });
+});

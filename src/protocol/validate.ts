@@ -1,6 +1,7 @@
 // The per-type rules of A2A-Lite: which parameters each type needs and allows, and what
 // their values may be. Reports every problem at once; unknown things are notices, not errors.
 
+import { LiteError } from '../errors.js';
 import { credentialShapes, isSecretName, looksLikeSecretValue } from '../secrets.js';
 import { isTerminal, isWireState, WIRE_STATES } from './states.js';
 import { KNOWN_TYPES, type KnownType, type Message, type Problem } from './types.js';
@@ -25,8 +26,10 @@ export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 
 /** Task ids become file names and travel in headers: letters, digits, then `_ . : -`, at most 128. */
 export const TASK_ID = /^[\p{L}\p{N}][\p{L}\p{N}_.:-]{0,127}$/u;
-const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
-const TYPE_NAME = /^[a-z][a-z0-9_-]*$/;
+/** Parameter names: a letter, then letters, digits, `.`, `-` or `_`. */
+export const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+/** Message types: a lower-case letter, then lower-case letters, digits, `-` or `_`. */
+export const TYPE_NAME = /^[a-z][a-z0-9_-]*$/;
 const PROGRESS = /^(\d{1,3})(\.\d+)?%?$/;
 const KNOWN: ReadonlySet<string> = new Set(KNOWN_TYPES);
 
@@ -100,6 +103,15 @@ export function validate(message: Message): Problem[] {
   }
   checkAttachments(message.attachments, error);
   return problems;
+}
+
+/**
+ * The error that refuses a message: every error-level problem in one sentence, all of them in
+ * `details.problems`.
+ */
+export function refusal(problems: readonly Problem[], prefix = 'refused'): LiteError {
+  const errors = problems.filter((p) => p.level === 'error').map((p) => p.message);
+  return new LiteError('INVALID_MESSAGE', `${prefix}: ${errors.join('; ')}`, { problems });
 }
 
 /** True when `problems` holds no error (notices are allowed). */

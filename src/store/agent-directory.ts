@@ -3,7 +3,7 @@
 
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertCard } from '../card/validate.js';
+import { assertCard, checkCard } from '../card/validate.js';
 import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
 import { ioError, readJsonFile, writeFileAtomic } from './atomic-file.js';
@@ -46,12 +46,7 @@ export class AgentDirectory {
   find(id: string): KnownAgent | undefined {
     const path = this.pathOf(id);
     const stored = readJsonFile(path);
-    if (stored === undefined) return undefined;
-    if (typeof stored !== 'object' || stored === null) {
-      throw new LiteError('LEDGER_CORRUPT', `${path} does not hold a card object`);
-    }
-    const { [CACHE_KEY]: cache, ...card } = stored as Record<string, unknown>;
-    return { card: card as unknown as LiteCard, cache: (cache ?? { source: 'file', learnedAt: '', updatedAt: '' }) as CacheInfo, path };
+    return stored === undefined ? undefined : fromStored(stored, path);
   }
 
   get(id: string): KnownAgent {
@@ -60,8 +55,11 @@ export class AgentDirectory {
     return agent;
   }
 
-  /** Every cached agent, by id; with `skill`, only those offering it (by skill id, tag or name). */
-  list(filter: { skill?: string } = {}): KnownAgent[] {
+  /**
+   * Every cached agent, by id; with `skill`, only those offering it (by skill id, tag or name).
+   * A file that no longer holds a valid card is passed to `onInvalid` and left out.
+   */
+  list(filter: { skill?: string } = {}, onInvalid: (path: string, problem: LiteError) => void = () => {}): KnownAgent[] {
     let names: string[];
     try {
       names = readdirSync(this.dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
@@ -71,11 +69,14 @@ export class AgentDirectory {
     }
     const agents: KnownAgent[] = [];
     for (const name of names.sort()) {
-      const stored = readJsonFile(join(this.dir, name));
-      if (typeof stored !== 'object' || stored === null) continue;
-      const { [CACHE_KEY]: cache, ...card } = stored as Record<string, unknown>;
-      const agent = { card: card as unknown as LiteCard, cache: cache as CacheInfo, path: join(this.dir, name) };
-      if (filter.skill === undefined || offers(agent.card, filter.skill)) agents.push(agent);
+      const path = join(this.dir, name);
+      try {
+        const agent = fromStored(readJsonFile(path), path);
+        if (filter.skill === undefined || offers(agent.card, filter.skill)) agents.push(agent);
+      } catch (error) {
+        if (!(error instanceof LiteError)) throw error;
+        onInvalid(path, error);
+      }
     }
     return agents;
   }
@@ -101,6 +102,25 @@ export function offers(card: LiteCard, skill: string): boolean {
   return (card.skills ?? []).some(
     (s) => s.id.toLowerCase() === wanted || s.name.toLowerCase() === wanted || (s.tags ?? []).some((t) => t.toLowerCase() === wanted),
   );
+}
+
+/** Splits a stored file into the card and its cache entry, checking the card is still valid. */
+function fromStored(stored: unknown, path: string): KnownAgent {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) {
+    throw new LiteError('LEDGER_CORRUPT', `${path} does not hold a card object; remove it or add the agent again`, { path });
+  }
+  const { [CACHE_KEY]: cache, ...card } = stored as Record<string, unknown>;
+  const { valid, errors } = checkCard(card);
+  if (!valid) {
+    const first = errors[0];
+    throw new LiteError('LEDGER_CORRUPT', `${path} no longer holds a valid card (${first?.path} ${first?.message}); add the agent again`, { path, errors });
+  }
+  const info = (cache ?? {}) as Partial<CacheInfo>;
+  return {
+    card: card as unknown as LiteCard,
+    cache: { source: info.source ?? 'file', learnedAt: info.learnedAt ?? '', updatedAt: info.updatedAt ?? '' },
+    path,
+  };
 }
 
 function stripCache(card: unknown): unknown {

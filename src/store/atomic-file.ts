@@ -9,13 +9,21 @@ let counter = 0;
 
 function writeTemp(target: string, data: string): string {
   const dir = dirname(target);
-  mkdirSync(dir, { recursive: true });
   counter += 1;
   const temp = join(dir, `.tmp-${process.pid}-${Date.now().toString(36)}-${counter}`);
-  const fd = openSync(temp, 'wx', 0o600);
+  let fd: number;
+  try {
+    mkdirSync(dir, { recursive: true });
+    fd = openSync(temp, 'wx', 0o600);
+  } catch (error) {
+    throw ioError('write', target, error);
+  }
   try {
     writeSync(fd, data);
     fsyncSync(fd);
+  } catch (error) {
+    safeUnlink(temp);
+    throw ioError('write', target, error);
   } finally {
     closeSync(fd);
   }

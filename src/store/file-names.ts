@@ -14,8 +14,15 @@ export function encodeName(id: string): string {
   return RESERVED.test(out.split('.')[0] ?? '') ? percent(out[0] as string) + out.slice(1) : out;
 }
 
-export function decodeName(name: string): string {
-  return name === '%' ? '' : decodeURIComponent(name);
+/** Decodes a name written by `encodeName`; undefined for a name it could not have written. */
+export function decodeName(name: string): string | undefined {
+  if (name === '%') return '';
+  try {
+    const id = decodeURIComponent(name);
+    return encodeName(id) === name ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function percent(char: string): string {

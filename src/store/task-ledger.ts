@@ -165,19 +165,15 @@ export class FileTaskLedger {
   }
 
   private peers(): string[] {
-    return listDir(this.dir)
-      .filter((name) => !name.startsWith('.'))
-      .map(decodeName);
+    return ownNames(listDir(this.dir));
   }
 
   private idsOf(peer: string): string[] {
-    return listDir(join(this.dir, encodeName(peer)))
-      .filter((name) => !name.startsWith('.'))
-      .map(decodeName);
+    return ownNames(listDir(join(this.dir, encodeName(peer))));
   }
 
   private allIds(): string[] {
-    const claimed = listDir(join(this.dir, '.claims')).map(decodeName);
+    const claimed = ownNames(listDir(join(this.dir, '.claims')));
     return [...claimed, ...this.peers().flatMap((peer) => this.idsOf(peer))];
   }
 
@@ -242,6 +238,16 @@ function listDir(dir: string): string[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw ioError('read', dir, error);
   }
+}
+
+/** The ids behind folder names this ledger wrote; anything else in the folder is not ours. */
+function ownNames(names: readonly string[]): string[] {
+  const ids: string[] = [];
+  for (const name of names) {
+    const id = name.startsWith('.') ? undefined : decodeName(name);
+    if (id !== undefined) ids.push(id);
+  }
+  return ids;
 }
 
 function makeDir(dir: string): void {

@@ -70,6 +70,9 @@ async function add(args: string[], context: Context): Promise<number> {
     origin = 'file';
   } else {
     const reply = parseCardReply(text);
+    if (reply.type !== 'card' && reply.type !== 'plain') {
+      throw new LiteError('CARD_REPLY_INCOMPLETE', `this is an [A2A:${reply.type}] message, not a card: give an [A2A:card] reply or a JSON card`);
+    }
     if (values.id) reply.card.agent.id = values.id;
     const missing = reply.missing.filter((field) => !(field === 'agent.id' && values.id));
     if (missing.length > 0) {
@@ -97,7 +100,9 @@ async function add(args: string[], context: Context): Promise<number> {
 function list(args: string[], context: Context): number {
   const { values, positionals } = parseOptions('agents list', args, { skill: { type: 'string' } });
   atMost('agents list', positionals, 0);
-  const found = openStores(values, context).agents.list(values.skill === undefined ? {} : { skill: values.skill });
+  const found = openStores(values, context).agents.list(values.skill === undefined ? {} : { skill: values.skill }, (path, problem) =>
+    note(context, `left out: ${problem.message}`),
+  );
   if (values.json) {
     printJson(context, found);
     return 0;

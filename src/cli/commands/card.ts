@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import { render, type Lang } from '../../card/render.js';
 import { FRAMEWORKS, PROTOCOL_VERSION, type Framework, type LiteCard, type Skill } from '../../card/types.js';
 import { assertCard, checkCard } from '../../card/validate.js';
-import { LiteError } from '../../errors.js';
-import { readJsonFile, writeFileAtomic } from '../../store/atomic-file.js';
+import { ERROR_TABLE, LiteError } from '../../errors.js';
+import { createFileAtomic, readJsonFile, writeFileAtomic } from '../../store/atomic-file.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { parseJson, readInput } from '../input.js';
@@ -126,11 +126,13 @@ function init(args: string[], context: Context): number {
     if (values.timezone) card.contact.timezone = values.timezone;
   }
   const { paths } = openStores(values, context);
-  if (existsSync(paths.card) && !values.force) {
+  assertCard(card, 'the new card');
+  const text = `${JSON.stringify(card, null, 2)}\n`;
+  // Without --force, create-only: of two processes racing, exactly one writes the card.
+  if (values.force) writeFileAtomic(paths.card, text);
+  else if (!createFileAtomic(paths.card, text)) {
     throw new LiteError('CARD_EXISTS', `${paths.card} already exists; pass --force to replace it`);
   }
-  assertCard(card, 'the new card');
-  writeFileAtomic(paths.card, `${JSON.stringify(card, null, 2)}\n`);
   if (values.json) printJson(context, { path: paths.card, card });
   else printLine(context, `wrote ${paths.card} (${card.agent.name}, ${card.skills.length} skill${card.skills.length === 1 ? '' : 's'})`);
   return 0;
@@ -138,7 +140,7 @@ function init(args: string[], context: Context): number {
 
 /** `id:name:description` (the description may hold more colons) or a JSON object. */
 function skillFrom(spec: string): Skill {
-  if (spec.trimStart().startsWith('{')) return parseJson(spec, `--skill ${spec}`) as Skill;
+  if (spec.trimStart().startsWith('{')) return parseJson(spec, 'a --skill JSON object') as Skill;
   const [id = '', name, ...description] = spec.split(':');
   if (id.trim() === '') throw new LiteError('USAGE', `card init: --skill ${JSON.stringify(spec)} needs an id: "id:name:description"`);
   return { id: id.trim(), name: (name ?? id).trim(), description: description.join(':').trim() };
@@ -159,7 +161,7 @@ async function validateCommand(args: string[], context: Context): Promise<number
     for (const e of errors) printLine(context, `  ${e.path} (${e.rule}): ${e.message}`);
   }
   if (valid) return 0;
-  return errors.some((e) => e.rule === 'credential') ? new LiteError('CARD_HAS_CREDENTIAL', '').exitCode : new LiteError('INVALID_CARD', '').exitCode;
+  return ERROR_TABLE[errors.some((e) => e.rule === 'credential') ? 'CARD_HAS_CREDENTIAL' : 'INVALID_CARD'].exit;
 }
 
 function show(args: string[], context: Context): number {

@@ -4,7 +4,7 @@
 import { LiteError } from '../../errors.js';
 import { format } from '../../protocol/format.js';
 import type { Message } from '../../protocol/types.js';
-import { isValid, validate } from '../../protocol/validate.js';
+import { isValid, refusal, validate } from '../../protocol/validate.js';
 import { parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { readStdin, stdinIsPiped } from '../input.js';
@@ -42,10 +42,7 @@ examples:
     const label = values['attachment-label'] ?? '附件';
     if (label !== '附件' && label !== 'attachment') throw new LiteError('USAGE', 'format: --attachment-label is "附件" or "attachment"');
     const problems = validate(message);
-    if (!isValid(problems)) {
-      const errors = problems.filter((p) => p.level === 'error');
-      throw new LiteError('INVALID_MESSAGE', `refused: ${errors.map((p) => p.message).join('; ')}`, { problems });
-    }
+    if (!isValid(problems)) throw refusal(problems);
     const text = format(message, { attachmentLabel: label });
     if (values.json) {
       printJson(context, { text, message, problems });

@@ -5,7 +5,7 @@ import { format } from '../../protocol/format.js';
 import { parseAll } from '../../protocol/parse.js';
 import { isTaskState } from '../../protocol/states.js';
 import type { Message } from '../../protocol/types.js';
-import { isValid, TASK_ID, validate } from '../../protocol/validate.js';
+import { isValid, refusal, TASK_ID, validate } from '../../protocol/validate.js';
 import { offers } from '../../store/agent-directory.js';
 import { isTaskMessage, type Applied, type TaskSummary } from '../../store/task-record.js';
 import { atMost, parseOptions, required } from '../args.js';
@@ -98,7 +98,7 @@ async function newTask(args: string[], context: Context): Promise<number> {
   const message: Message = { type: 'task', params, body: await bodyFrom(values.body, context), attachments: values.attach ?? [] };
   // Validate before allocating, so a refused task burns no id.
   const problems = validate({ ...message, params: { ...params, id: params.id || 'x' } });
-  if (!isValid(problems)) throw new LiteError('INVALID_MESSAGE', `refused: ${problems.filter((p) => p.level === 'error').map((p) => p.message).join('; ')}`);
+  if (!isValid(problems)) throw refusal(problems);
   params.id = values.id ?? stores.tasks.allocateId(values.skill ?? 'task');
   const { summary: stored } = stores.tasks.record(message, { direction: 'out', peer });
   const text = format(message);
@@ -124,10 +124,7 @@ async function record(args: string[], context: Context): Promise<number> {
     const all = validate(message);
     if (all.some((p) => p.code === 'CREDENTIAL_IN_MESSAGE')) redacted = true;
     const problems = all.filter((p) => p.code !== 'CREDENTIAL_IN_MESSAGE');
-    if (!isValid(problems)) {
-      const errors = problems.filter((p) => p.level === 'error').map((p) => p.message);
-      throw new LiteError('INVALID_MESSAGE', `[A2A:${message.type}] refused: ${errors.join('; ')}`, { problems });
-    }
+    if (!isValid(problems)) throw refusal(problems, `[A2A:${message.type}] refused`);
   }
   const { tasks } = openStores(values, context);
   const peer = values.from ?? values.to;
@@ -135,12 +132,12 @@ async function record(args: string[], context: Context): Promise<number> {
   // Messages are recorded in order; when one is refused, those before it stay recorded and
   // are reported before the refusal, which names the message it stopped at.
   const results: Applied[] = [];
-  let refusal: unknown;
+  let stopped: unknown;
   for (const [index, message] of relevant.entries()) {
     try {
       results.push(tasks.record(message, { ...(peer === undefined ? {} : { peer }), ...(direction === undefined ? {} : { direction }) }));
     } catch (error) {
-      refusal = relevant.length > 1 && error instanceof LiteError ? new LiteError(error.code, `message ${index + 1} of ${relevant.length}: ${error.message}`, error.details) : error;
+      stopped = relevant.length > 1 && error instanceof LiteError ? new LiteError(error.code, `message ${index + 1} of ${relevant.length}: ${error.message}`, error.details) : error;
       break;
     }
   }
@@ -154,10 +151,10 @@ async function record(args: string[], context: Context): Promise<number> {
     for (const skipped of messages.filter((m) => !isTaskMessage(m))) {
       note(context, `skipped a ${skipped.type === 'plain' ? 'plain-text' : `[A2A:${skipped.type}]`} message: it concerns no task`);
     }
-    if (results.length === 0 && refusal === undefined) printLine(context, 'nothing to record');
+    if (results.length === 0 && stopped === undefined) printLine(context, 'nothing to record');
     for (const { summary: r, change, from } of results) printLine(context, describeChange(r, change, from));
   }
-  if (refusal !== undefined) throw refusal;
+  if (stopped !== undefined) throw stopped;
   return 0;
 }
 

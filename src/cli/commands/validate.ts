@@ -1,6 +1,6 @@
 // `a2a-lite validate`: exit 0 only for a message that follows the per-type rules.
 
-import { LiteError } from '../../errors.js';
+import { ERROR_TABLE } from '../../errors.js';
 import { parse } from '../../protocol/parse.js';
 import { isValid, validate } from '../../protocol/validate.js';
 import { parseOptions } from '../args.js';
@@ -28,6 +28,6 @@ example:
       for (const p of problems) printLine(context, `  ${p.level} ${p.code}${p.param ? ` (${p.param})` : ''}: ${p.message}`);
       for (const w of message.warnings) printLine(context, `  repaired ${w.code}: ${w.message}`);
     }
-    return valid ? 0 : new LiteError('INVALID_MESSAGE', '').exitCode;
+    return valid ? 0 : ERROR_TABLE.INVALID_MESSAGE.exit;
   },
 };
