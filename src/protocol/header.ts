@@ -38,10 +38,44 @@ const CLOSING_QUOTE: ReadonlyMap<number, number> = new Map([
 ]);
 
 /**
+ * A whole line that is one canonical header, as `format` writes it. Linear: a bare value holds
+ * no space or bracket, a quoted one ends at its first unescaped quote, so nothing can backtrack.
+ */
+const CANONICAL = /^\[A2A:([a-z][a-z0-9_-]*)((?: [A-Za-z][A-Za-z0-9_.-]*=(?:"(?:[^"\\]|\\[^])*"|[^\s"“”「\]］][^\s\]］]*))*)\]$/;
+const CANONICAL_PARAM = / ([A-Za-z][A-Za-z0-9_.-]*)=(?:"((?:[^"\\]|\\[^])*)"|([^\s\]］]+))/g;
+
+/**
  * Reads the header that starts at `line[start]` (an opening bracket). The caller has already
  * checked that `[A2A:` (in some spelling) follows. Never throws.
  */
 export function readHeader(line: string, start: number, warn: Warn): Header {
+  return (start === 0 ? readCanonical(line) : undefined) ?? readAnyHeader(line, start, warn);
+}
+
+/**
+ * The fast path for canonical text: the same result the general reader gives, or undefined
+ * (then the general reader runs) for anything it does not cover, such as a repeated key.
+ */
+function readCanonical(line: string): Header | undefined {
+  const match = CANONICAL.exec(line);
+  if (match === null) return undefined;
+  const params: Record<string, string> = {};
+  const list = match[2] as string;
+  if (list !== '') {
+    CANONICAL_PARAM.lastIndex = 0;
+    for (let param = CANONICAL_PARAM.exec(list); param !== null; param = CANONICAL_PARAM.exec(list)) {
+      const key = param[1] as string;
+      // A repeated key, or one an object inherits (constructor, toString): the general reader decides.
+      if (params[key] !== undefined) return undefined;
+      const quoted = param[2];
+      params[key] = quoted === undefined ? (param[3] as string) : quoted.includes('\\') ? quoted.replace(/\\(["\\])/g, '$1') : quoted;
+    }
+  }
+  return { type: match[1] as string, params, rest: '' };
+}
+
+/** The general reader: every spelling chat clients and models produce, each repair reported. */
+export function readAnyHeader(line: string, start: number, warn: Warn): Header {
   const end = line.length;
   const fullwidth: string[] = [];
   let spaced = false;

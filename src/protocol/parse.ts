@@ -71,7 +71,7 @@ export function parseAll(text: string): ParsedMessage[] {
       out.push(plainMessage(raw, []));
       continue;
     }
-    const message = headerMessage(lines, part, [...shared]);
+    const message = headerMessage(lines, part, shared.length === 0 ? [] : [...shared]);
     if (mentionsBefore) {
       message.warnings.unshift({ code: 'MENTION_STRIPPED', message: 'a leading @mention was removed' });
       mentionsBefore = false;
@@ -96,6 +96,7 @@ function noteSurroundingSpace(source: string, messages: ParsedMessage[]): void {
 }
 
 function startsWithBlankLine(source: string): boolean {
+  if (source.charCodeAt(0) === 91) return false; // "[": the usual case, decided at once
   const newline = source.indexOf('\n');
   return newline !== -1 && isBlank(source.slice(0, newline));
 }
@@ -108,7 +109,7 @@ function segment(lines: string[]): Segment[] {
   let wrap: Fence | null = null;
   const open = (start: number, header: boolean, fenced: boolean, endOfPrevious: number): void => {
     current.end = endOfPrevious;
-    segments.push(current);
+    if (current.end > current.start || current.header) segments.push(current);
     current = { start, end: lines.length, header, fenced };
   };
 
@@ -158,8 +159,7 @@ function headerMessage(lines: string[], segment: Segment, warnings: ParseWarning
   if (indent !== '') warnings.push({ code: 'WHITESPACE_TRIMMED', message: 'whitespace before the header was ignored' });
   if (segment.fenced) warnings.push({ code: 'CODE_FENCE_STRIPPED', message: 'the message was inside a Markdown code block' });
   const header = readHeader(line, start.bracket, (w) => warnings.push(w));
-  const bodyLines = lines.slice(segment.start + 1, segment.end);
-  if (header.rest !== '') bodyLines.unshift(header.rest);
+  const bodyLines = header.rest === '' ? lines.slice(segment.start + 1, segment.end) : [header.rest, ...lines.slice(segment.start + 1, segment.end)];
   const { body, attachments } = splitBody(bodyLines);
   return { type: header.type, params: header.params, body, attachments, warnings };
 }
