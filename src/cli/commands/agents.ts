@@ -4,12 +4,14 @@ import { parseCardReply } from '../../card/parse-reply.js';
 import { LiteError } from '../../errors.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
+import { commandGroup, type Subcommand } from '../group.js';
 import { parseJson, readInput } from '../input.js';
 import { note, printJson, printLine, table } from '../output.js';
 import { openStores } from '../stores.js';
 
 const SUBCOMMANDS = {
   add: {
+    run: add,
     usage: 'a2a-lite agents add FILE|- [--id ID] [--channel C …]',
     help: `Caches a peer's card as known-agents/<id>.json. The input is a JSON card, or the text of
 an [A2A:card] reply as received in chat (the card is rebuilt from it: name, framework,
@@ -25,36 +27,18 @@ examples:
   printf '%s' "$REPLY" | a2a-lite agents add - --channel discord:mexico`,
   },
   list: {
+    run: list,
     usage: 'a2a-lite agents list [--skill S]',
     help: `Lists cached agents; with --skill, only those offering S (by skill id, name or tag).
 
 example:
   a2a-lite agents list --skill email`,
   },
-  show: { usage: 'a2a-lite agents show ID', help: `Prints a cached card as JSON.\n\nexample:\n  a2a-lite agents show mexico` },
-  remove: { usage: 'a2a-lite agents remove ID', help: `Deletes a cached card.\n\nexample:\n  a2a-lite agents remove mexico` },
-} as const;
+  show: { run: show, usage: 'a2a-lite agents show ID', help: `Prints a cached card as JSON.\n\nexample:\n  a2a-lite agents show mexico` },
+  remove: { run: remove, usage: 'a2a-lite agents remove ID', help: `Deletes a cached card.\n\nexample:\n  a2a-lite agents remove mexico` },
+} satisfies Record<string, Subcommand>;
 
-export const command: Command = {
-  usage: 'a2a-lite agents add|list|show|remove …',
-  help: `The cards of peers this agent knows (known-agents/ in the home).
-
-subcommands:
-${Object.values(SUBCOMMANDS)
-  .map((s) => `  ${s.usage}`)
-  .join('\n')}
-
-See a2a-lite agents <subcommand> --help.`,
-  subcommands: SUBCOMMANDS,
-  async run(args, context) {
-    const [sub, ...rest] = args;
-    if (sub === 'add') return add(rest, context);
-    if (sub === 'list') return list(rest, context);
-    if (sub === 'show') return show(rest, context);
-    if (sub === 'remove') return remove(rest, context);
-    throw new LiteError('USAGE', `agents: expected add, list, show or remove${sub ? `, got ${JSON.stringify(sub)}` : ''}`);
-  },
-};
+export const command: Command = commandGroup('agents', 'The cards of peers this agent knows (known-agents/ in the home).', SUBCOMMANDS);
 
 async function add(args: string[], context: Context): Promise<number> {
   const { values, positionals } = parseOptions('agents add', args, { id: { type: 'string' }, channel: { type: 'string', multiple: true } });

@@ -8,12 +8,14 @@ import { ERROR_TABLE, LiteError } from '../../errors.js';
 import { createFileAtomic, readJsonFile, writeFileAtomic } from '../../store/atomic-file.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
+import { commandGroup, type Subcommand } from '../group.js';
 import { parseJson, readInput } from '../input.js';
 import { printJson, printLine } from '../output.js';
 import { openStores } from '../stores.js';
 
 const SUBCOMMANDS = {
   init: {
+    run: init,
     usage: 'a2a-lite card init --id ID --name NAME [--framework F] [--skill SPEC …] [--channel C …] [options]',
     help: `Creates agent-card.json in the home. A skill is "id:name:description" or a JSON object
 (with inputModes/outputModes/tags). The card is validated and scanned for credentials
@@ -35,6 +37,7 @@ example:
     --skill "research:调研助手:收集和分析特定主题的资料" --file-transfer`,
   },
   validate: {
+    run: validateCommand,
     usage: 'a2a-lite card validate [FILE | -]',
     help: `Checks a card (default: the home's agent-card.json) against the schema and for credentials.
 Prints each problem with its JSON path and rule; exits 0 when valid, 3 when invalid, 6 when
@@ -44,6 +47,7 @@ example:
   a2a-lite card validate ./agent-card.json`,
   },
   show: {
+    run: show,
     usage: 'a2a-lite card show [--lang zh|en]',
     help: `Prints this agent's card as the [A2A:card] reply to send when a peer asks [A2A:discover].
 With --json, prints the card itself.
@@ -51,27 +55,9 @@ With --json, prints the card itself.
 example:
   a2a-lite card show --lang en`,
   },
-} as const;
+} satisfies Record<string, Subcommand>;
 
-export const command: Command = {
-  usage: 'a2a-lite card init|validate|show …',
-  help: `This agent's Agent Card (agent-card.json in the home).
-
-subcommands:
-${Object.values(SUBCOMMANDS)
-  .map((s) => `  ${s.usage}`)
-  .join('\n')}
-
-See a2a-lite card <subcommand> --help.`,
-  subcommands: SUBCOMMANDS,
-  async run(args, context) {
-    const [sub, ...rest] = args;
-    if (sub === 'init') return init(rest, context);
-    if (sub === 'validate') return validateCommand(rest, context);
-    if (sub === 'show') return show(rest, context);
-    throw new LiteError('USAGE', `card: expected init, validate or show${sub ? `, got ${JSON.stringify(sub)}` : ''}`);
-  },
-};
+export const command: Command = commandGroup('card', "This agent's Agent Card (agent-card.json in the home).", SUBCOMMANDS);
 
 function init(args: string[], context: Context): number {
   const { values, positionals } = parseOptions('card init', args, {

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCardReply } from '../../card/parse-reply.js';
 import { render } from '../../card/render.js';
-import { PROTOCOL_VERSION, type LiteCard } from '../../card/types.js';
+import { jiajiaCard, mexicoCard } from '../../card/examples.js';
+import type { LiteCard } from '../../card/types.js';
 import { assertCard } from '../../card/validate.js';
 import { LiteError } from '../../errors.js';
 import { format } from '../../protocol/format.js';
@@ -73,26 +74,8 @@ interface DemoReport {
 
 function play(root: string, context: Context, json: boolean): DemoReport {
   const transcript: DemoReport['transcript'] = [];
-  const jiajia = makeAgent(root, {
-    protocol: PROTOCOL_VERSION,
-    agent: { id: 'jiajia', name: '佳佳', framework: 'clawdbot', version: '0.x' },
-    skills: [
-      { id: 'research', name: '调研助手', description: '收集和分析特定主题的资料', inputModes: ['text'], outputModes: ['text', 'file'] },
-      { id: 'podcast-script', name: '播客脚本', description: '创作播客口播稿', inputModes: ['text', 'file'], outputModes: ['text', 'file'] },
-    ],
-    capabilities: { streaming: false, fileTransfer: true, asyncTasks: false },
-    channels: ['discord:jiajia'],
-  });
-  const mexico = makeAgent(root, {
-    protocol: PROTOCOL_VERSION,
-    agent: { id: 'mexico', name: 'Mexico', framework: 'openclaw' },
-    skills: [
-      { id: 'email', name: '邮件发送', description: '通过 SMTP 发送邮件和附件', inputModes: ['text', 'file'], outputModes: ['text'] },
-      { id: 'calendar', name: '日程管理', description: 'Google Calendar 操作', inputModes: ['text'], outputModes: ['text'] },
-    ],
-    capabilities: { fileTransfer: true },
-    channels: ['discord:mexico'],
-  });
+  const jiajia = makeAgent(root, jiajiaCard());
+  const mexico = makeAgent(root, mexicoCard());
   const say = (line = ''): void => {
     if (!json) printLine(context, line);
   };

@@ -10,6 +10,7 @@ import { offers } from '../../store/agent-directory.js';
 import { isTaskMessage, type Applied, type TaskSummary } from '../../store/task-record.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
+import { commandGroup, type Subcommand } from '../group.js';
 import { note, printJson, printLine, table } from '../output.js';
 import { openStores } from '../stores.js';
 import { bodyFrom } from './format.js';
@@ -17,6 +18,7 @@ import { messageText } from './message-input.js';
 
 const SUBCOMMANDS = {
   new: {
+    run: newTask,
     usage: 'a2a-lite tasks new --to AGENT [--skill S] [--priority P] [--body TEXT | -] [--attach NAME …] [--id ID]',
     help: `Starts a task for a peer: allocates a readable id (<skill>-001, …), records the task in
 the ledger and prints the [A2A:task] message to send to AGENT.
@@ -25,6 +27,7 @@ example:
   a2a-lite tasks new --to mexico --skill email --body "帮我把这份调研报告发给鲁伊科斯塔。" --attach report.md`,
   },
   record: {
+    run: record,
     usage: 'a2a-lite tasks record [TEXT] [--from PEER | --to PEER]',
     help: `Records protocol messages sent or received (every one in TEXT, or stdin) in the ledger.
 A new task needs its peer: --from for a task you received, --to for one you sent. Later
@@ -39,6 +42,7 @@ examples:
   a2a-lite tasks record '[A2A:status task=email-001 state=accepted]'`,
   },
   list: {
+    run: list,
     usage: 'a2a-lite tasks list [--state S] [--peer P]',
     help: `Lists tasks, most recently changed first.
 
@@ -46,6 +50,7 @@ example:
   a2a-lite tasks list --state working`,
   },
   show: {
+    run: show,
     usage: 'a2a-lite tasks show ID [--peer P]',
     help: `Shows one task: its state, result and whole history. --peer is needed only when two
 peers used the same task id.
@@ -53,28 +58,9 @@ peers used the same task id.
 example:
   a2a-lite tasks show email-001`,
   },
-} as const;
+} satisfies Record<string, Subcommand>;
 
-export const command: Command = {
-  usage: 'a2a-lite tasks new|record|list|show …',
-  help: `The task ledger (tasks/ in the home): every task sent or received, its state and history.
-
-subcommands:
-${Object.values(SUBCOMMANDS)
-  .map((s) => `  ${s.usage}`)
-  .join('\n')}
-
-See a2a-lite tasks <subcommand> --help.`,
-  subcommands: SUBCOMMANDS,
-  async run(args, context) {
-    const [sub, ...rest] = args;
-    if (sub === 'new') return newTask(rest, context);
-    if (sub === 'record') return record(rest, context);
-    if (sub === 'list') return list(rest, context);
-    if (sub === 'show') return show(rest, context);
-    throw new LiteError('USAGE', `tasks: expected new, record, list or show${sub ? `, got ${JSON.stringify(sub)}` : ''}`);
-  },
-};
+export const command: Command = commandGroup('tasks', 'The task ledger (tasks/ in the home): every task sent or received, its state and history.', SUBCOMMANDS);
 
 async function newTask(args: string[], context: Context): Promise<number> {
   const { values, positionals } = parseOptions('tasks new', args, {
