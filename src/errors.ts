@@ -54,6 +54,20 @@ export const ERROR_TABLE = {
     http: 400,
     summary: 'A card carries something that looks like a credential; it is not written.',
   },
+  // Requests an A2A peer made that this agent will not serve.
+  INVALID_REQUEST: { exit: 3, rpc: -32600, http: 400, summary: 'A JSON-RPC request is not a valid request object.' },
+  METHOD_NOT_FOUND: { exit: 9, rpc: -32601, http: 404, summary: 'No such JSON-RPC method or REST path.' },
+  INVALID_PARAMS: { exit: 3, rpc: -32602, http: 400, summary: 'The parameters of a request are missing or malformed.' },
+  UNSUPPORTED_OPERATION: {
+    exit: 9,
+    rpc: -32004,
+    http: 400,
+    summary: 'The operation is not possible on this task now (e.g. a message to an ended task).',
+  },
+  PUSH_NOT_SUPPORTED: { exit: 9, rpc: -32003, http: 400, summary: 'This agent does not send push notifications.' },
+  CONTENT_TYPE_NOT_SUPPORTED: { exit: 9, rpc: -32005, http: 415, summary: 'The request body has a content type this agent does not read.' },
+  VERSION_NOT_SUPPORTED: { exit: 9, rpc: -32009, http: 400, summary: 'The A2A-Version asked for is not served here.' },
+  EXTENDED_CARD_NOT_CONFIGURED: { exit: 9, rpc: -32007, http: 400, summary: 'This agent has no extended card.' },
   // The environment failed us.
   LEDGER_BUSY: { exit: 7, rpc: -32603, http: 503, summary: 'The ledger stayed contended past the retry limit.' },
   LEDGER_CORRUPT: { exit: 7, rpc: -32603, http: 500, summary: 'A ledger or cache file could not be read back.' },

@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { jiajiaCard } from '../card/examples.js';
+import { LiteError } from '../errors.js';
+import { createAgent, type AgentOptions } from './agent.js';
+import type { TaskEvent, TaskMessage } from './task-model.js';
+
+let counter = 0;
+const userMessage = (text: string, extra: Partial<TaskMessage> = {}): TaskMessage => ({
+  messageId: `m-${(counter += 1)}`,
+  role: 'user',
+  parts: [{ kind: 'text', text }],
+  ...extra,
+});
+
+const agentWith = (onTask: AgentOptions['onTask'], card = jiajiaCard()) => createAgent({ card, onTask });
+
+async function collect(events: AsyncIterable<TaskEvent>): Promise<TaskEvent[]> {
+  const out: TaskEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+const describeEvents = (events: TaskEvent[]) =>
+  events.map((e) => (e.kind === 'status' ? `status:${e.status.state}` : e.kind === 'task' ? `task:${e.task.status.state}` : e.kind));
+
+const codeOf = async (run: () => Promise<unknown>): Promise<string | undefined> => {
+  try {
+    await run();
+    return undefined;
+  } catch (error) {
+    return (error as LiteError).code;
+  }
+};
+
+describe('the agent runtime', () => {
+  it('runs a task to completion and keeps the result as an artifact', async () => {
+    const agent = agentWith(async (task, ctx) => {
+      await ctx.status('working', { message: '正在收集资料', progress: 50 });
+      await ctx.complete({ text: `report on ${task.text}` });
+    });
+    const task = await agent.send(userMessage('AI agents'));
+    expect(task.status.state).toBe('completed');
+    expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: 'report on AI agents' }]);
+    expect(task.history.map((m) => m.role)).toEqual(['user', 'agent']);
+    expect(task.history[1]?.metadata).toEqual({ a2aLite: { progress: 50 } });
+    expect(await agent.store.get(task.id)).toEqual(task);
+  });
+
+  it('streams the task, then each update as it happens, then ends', async () => {
+    const agent = agentWith(async (_task, ctx) => {
+      await ctx.status('accepted');
+      await ctx.status('working');
+      await ctx.complete({ text: 'done' });
+    });
+    const events = await collect(await agent.stream(userMessage('go')));
+    expect(describeEvents(events)).toEqual(['task:submitted', 'status:accepted', 'status:working', 'artifact', 'status:completed']);
+  });
+
+  it('asks for input, returns, and resumes on the reply in the same task', async () => {
+    const agent = agentWith(async (task, ctx) => {
+      const answer = await ctx.ask('时间范围？');
+      return `${task.text} over ${answer.parts[0]?.kind === 'text' ? answer.parts[0].text : ''}`;
+    });
+    const asked = await agent.send(userMessage('research'));
+    expect(asked.status.state).toBe('input-required');
+    expect(asked.status.message?.parts).toEqual([{ kind: 'text', text: '时间范围？' }]);
+    const done = await agent.send(userMessage('last week', { taskId: asked.id, contextId: asked.contextId }));
+    expect(done.id).toBe(asked.id);
+    expect(done.status.state).toBe('completed');
+    expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'research over last week' });
+  });
+
+  it('cancels a running task: the signal fires, the state is cancelled, cancelling again is harmless', async () => {
+    let aborted = false;
+    const agent = agentWith(async (_task, ctx) => {
+      await ctx.status('working');
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+      aborted = true;
+    });
+    const started = await agent.send(userMessage('long job'), { returnImmediately: true });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const cancelled = await agent.cancel(started.id);
+    expect(cancelled.status.state).toBe('cancelled');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(aborted).toBe(true);
+    expect((await agent.cancel(started.id)).status.state).toBe('cancelled');
+    expect((await agent.getTask(started.id)).status.state).toBe('cancelled');
+  });
+
+  it('refuses to cancel a task that already ended', async () => {
+    const agent = agentWith(() => 'done');
+    const task = await agent.send(userMessage('quick'));
+    expect(await codeOf(() => agent.cancel(task.id))).toBe('TASK_TERMINAL');
+  });
+
+  it('rejects a task beyond card.limits.maxConcurrentTasks, with a reason', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const agent = agentWith(
+      async () => {
+        await gate;
+        return 'ok';
+      },
+      jiajiaCard({ limits: { maxConcurrentTasks: 1 } }),
+    );
+    const first = await agent.send(userMessage('one'), { returnImmediately: true });
+    const second = await agent.send(userMessage('two'));
+    expect(second.status.state).toBe('rejected');
+    expect(second.status.message?.parts[0]).toEqual({ kind: 'text', text: 'Busy: this agent works on at most 1 task at once. Try again later.' });
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await agent.getTask(first.id)).status.state).toBe('completed');
+    expect((await agent.send(userMessage('three'))).status.state).toBe('completed');
+  });
+
+  it.each([
+    ['throws', () => Promise.reject(new Error('no access to source X')), 'failed', 'no access to source X'],
+    ['returns a string', () => 'plain answer', 'completed', undefined],
+    ['returns nothing', () => undefined, 'failed', 'the agent stopped without a result'],
+  ])('ends the task when the handler %s', async (_what, onTask, state, reason) => {
+    const task = await agentWith(onTask).send(userMessage('x'));
+    expect(task.status.state).toBe(state);
+    if (reason !== undefined) expect(task.status.message?.parts[0]).toEqual({ kind: 'text', text: reason });
+  });
+
+  it('fails a task whose handler breaks the state machine', async () => {
+    const task = await agentWith(async (_t, ctx) => {
+      await ctx.status('working');
+      await ctx.status('accepted');
+    }).send(userMessage('x'));
+    expect(task.status.state).toBe('failed');
+    expect(task.status.message?.parts[0]).toEqual({ kind: 'text', text: `task "${task.id}" cannot go from working to accepted` });
+  });
+
+  it('subscribes to a running task and refuses ended or unknown ones', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const agent = agentWith(async (_t, ctx) => {
+      await ctx.status('working');
+      await gate;
+      await ctx.complete({ text: 'late' });
+    });
+    const task = await agent.send(userMessage('x'), { returnImmediately: true });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const events = await agent.subscribe(task.id);
+    release();
+    expect(describeEvents(await collect(events))).toEqual(['task:working', 'artifact', 'status:completed']);
+    expect(await codeOf(() => agent.subscribe(task.id))).toBe('UNSUPPORTED_OPERATION');
+    expect(await codeOf(() => agent.subscribe('nope'))).toBe('TASK_NOT_FOUND');
+  });
+
+  it.each([
+    ['an ended task', 'UNSUPPORTED_OPERATION'],
+    ['an unknown task', 'TASK_NOT_FOUND'],
+  ])('refuses a follow-up message to %s', async (what, code) => {
+    const agent = agentWith(() => 'done');
+    const task = await agent.send(userMessage('x'));
+    const taskId = what === 'an ended task' ? task.id : 'nope';
+    expect(await codeOf(() => agent.send(userMessage('more', { taskId })))).toBe(code);
+  });
+
+  it('refuses a follow-up to a task that is not waiting for input', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const agent = agentWith(async () => {
+      await gate;
+      return 'ok';
+    });
+    const task = await agent.send(userMessage('x'), { returnImmediately: true });
+    expect(await codeOf(() => agent.send(userMessage('more', { taskId: task.id })))).toBe('UNSUPPORTED_OPERATION');
+    release();
+  });
+
+  it('gives each of several subscribers every event in the same order', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const agent = agentWith(async (_t, ctx) => {
+      await ctx.status('working');
+      await gate;
+      for (let i = 1; i <= 5; i += 1) await ctx.status('working', { progress: i * 10 });
+      return 'done';
+    });
+    const task = await agent.send(userMessage('x'), { returnImmediately: true });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const streams = await Promise.all([agent.subscribe(task.id), agent.subscribe(task.id), agent.subscribe(task.id)]);
+    release();
+    const seen = await Promise.all(streams.map(collect));
+    expect(seen[0]).toHaveLength(8);
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
+  });
+});

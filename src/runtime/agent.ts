@@ -1,0 +1,376 @@
+// The agent runtime: one handler API (`onTask(task, ctx)`) driven by A2A requests or A2A-Lite
+// text. It owns the live tasks: their state (checked by the core state machine), their
+// subscribers, cancellation, the concurrency limit, and saving every change to the store.
+//
+//   send/stream ──► new task (submitted) ──► onTask(task, ctx) ──► ctx.status / ask / complete …
+//                        │                                              │
+//                        └─ events ──► subscribers (streams, waiters) ◄─┘──► store.save
+
+import { randomUUID } from 'node:crypto';
+import type { LiteCard } from '../card/types.js';
+import { LiteError } from '../errors.js';
+import { isInterrupted, isTerminal, transition, type TaskState, type WireState } from '../protocol/states.js';
+import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
+import { EventQueue } from './event-queue.js';
+import { cloneTask, textOf, type Artifact, type Part, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
+
+/** What a handler receives about a new task. */
+export interface IncomingTask {
+  id: string;
+  contextId: string;
+  /** The skill asked for (`skill` in the message metadata, or the lite `skill=` param). */
+  skill?: string;
+  /** The text of the request. */
+  text: string;
+  /** Files sent with the request. */
+  files: Extract<Part, { kind: 'file' }>[];
+  message: TaskMessage;
+  /** Who asked, when known (a lite peer id). */
+  from?: string;
+}
+
+/** A file in a result: inline bytes, or a URL the peer can fetch. */
+export interface ResultFile {
+  name: string;
+  mediaType?: string;
+  bytes?: Uint8Array;
+  url?: string;
+}
+
+export interface TaskContext {
+  readonly taskId: string;
+  readonly contextId: string;
+  /** Fires when the task is cancelled; stop work and return. */
+  readonly signal: AbortSignal;
+  /** Reports a non-final state, with the agent's words, a 0–100 progress and an eta. */
+  status(state: Exclude<WireState, 'completed' | 'failed' | 'cancelled' | 'rejected'>, options?: StatusOptions): Promise<void>;
+  /** Asks the requester a question (input-required) and resolves with their reply. */
+  ask(question: string): Promise<TaskMessage>;
+  /** Ends the task as completed, with its result as an artifact. */
+  complete(result?: { text?: string; files?: ResultFile[]; data?: unknown; name?: string }): Promise<void>;
+  fail(reason: string): Promise<void>;
+  reject(reason: string): Promise<void>;
+}
+
+export interface StatusOptions {
+  message?: string;
+  progress?: number;
+  eta?: string;
+}
+
+export interface AgentOptions {
+  card: LiteCard;
+  store?: TaskStore;
+  onTask(task: IncomingTask, context: TaskContext): unknown;
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export interface SendOptions {
+  /** Return as soon as the task exists instead of waiting for it to end or ask for input. */
+  returnImmediately?: boolean;
+  from?: string;
+  skill?: string;
+}
+
+interface LiveTask {
+  task: Task;
+  listeners: Set<(event: TaskEvent) => void>;
+  abort: AbortController;
+  /** Set while the handler waits in `ask` for the requester's reply. */
+  reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
+  /** Saves run one after another, so the store ends with the newest task. */
+  saving: Promise<void>;
+}
+
+export class Agent {
+  readonly card: LiteCard;
+  readonly store: TaskStore;
+  private readonly options: AgentOptions;
+  private readonly live = new Map<string, LiveTask>();
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+
+  constructor(options: AgentOptions) {
+    this.options = options;
+    this.card = options.card;
+    this.store = options.store ?? new MemoryTaskStore();
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? randomUUID;
+  }
+
+  /** Handles a requester's message: a new task, or the reply to a task that asked for input. */
+  async send(message: TaskMessage, options: SendOptions = {}): Promise<Task> {
+    const live = await this.accept(message, options);
+    if (!options.returnImmediately && !isPaused(live.task.status.state)) await this.untilPaused(live);
+    return cloneTask(live.task);
+  }
+
+  /** Like `send`, but yields the task and then every event until it ends or asks for input. */
+  async stream(message: TaskMessage, options: SendOptions = {}): Promise<AsyncIterable<TaskEvent>> {
+    return this.follow(await this.accept(message, options));
+  }
+
+  async getTask(id: string): Promise<Task> {
+    const live = this.live.get(id);
+    if (live !== undefined) return cloneTask(live.task);
+    const stored = await this.store.get(id);
+    if (stored === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    return stored;
+  }
+
+  listTasks(query?: TaskQuery): Promise<TaskPage> {
+    return this.store.list(query);
+  }
+
+  /** Cancels a task: its handler's signal fires and it ends as cancelled. Idempotent. */
+  async cancel(id: string): Promise<Task> {
+    const live = this.live.get(id);
+    const task = live?.task ?? (await this.store.get(id));
+    if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    if (task.status.state === 'cancelled') return cloneTask(task);
+    if (isTerminal(task.status.state)) {
+      throw new LiteError('TASK_TERMINAL', `task "${id}" is already ${task.status.state} and cannot be cancelled`, { task: id });
+    }
+    if (live === undefined) {
+      // A task left unfinished by an earlier process: nothing runs it, so just record the end.
+      const ended: Task = { ...task, status: { state: 'cancelled', timestamp: this.timestamp() } };
+      await this.store.save(ended);
+      return ended;
+    }
+    this.setStatus(live, 'cancelled', agentMessage(live.task, 'Cancelled at the requester’s request.', this.newId()));
+    live.abort.abort(new LiteError('TASK_TERMINAL', `task "${id}" was cancelled`));
+    live.reply?.reject(live.abort.signal.reason);
+    await live.saving;
+    return cloneTask(live.task);
+  }
+
+  /** The task now, then its events until it ends or asks for input. */
+  async subscribe(id: string): Promise<AsyncIterable<TaskEvent>> {
+    const live = this.live.get(id);
+    if (live !== undefined && !isTerminal(live.task.status.state)) return this.follow(live);
+    const task = live?.task ?? (await this.store.get(id));
+    if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${task.status.state}; there is nothing to follow`, { task: id });
+  }
+
+  /** Waits for every pending save, then closes the store. */
+  async close(): Promise<void> {
+    await Promise.all([...this.live.values()].map((live) => live.saving));
+    await this.store.close();
+  }
+
+  private async accept(message: TaskMessage, options: SendOptions): Promise<LiveTask> {
+    if (message.role !== 'user') throw new LiteError('INVALID_PARAMS', 'a message to an agent has role "user"');
+    if (message.parts.length === 0) throw new LiteError('INVALID_PARAMS', 'a message needs at least one part');
+    if (message.taskId) return this.resume(message);
+    const id = this.newId();
+    const contextId = message.contextId || this.newId();
+    const first: TaskMessage = { ...message, taskId: id, contextId };
+    const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
+    const live: LiveTask = { task, listeners: new Set(), abort: new AbortController(), saving: Promise.resolve() };
+    this.live.set(id, live);
+    this.persist(live);
+    const limit = this.card.limits?.maxConcurrentTasks;
+    if (limit !== undefined && this.running() > limit) {
+      this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
+      void live.saving.then(() => this.live.delete(id));
+      return live;
+    }
+    const incoming: IncomingTask = {
+      id,
+      contextId,
+      text: textOf(first),
+      files: first.parts.filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file'),
+      message: first,
+    };
+    const skill = options.skill ?? (typeof first.metadata?.skill === 'string' ? first.metadata.skill : undefined);
+    if (skill !== undefined) incoming.skill = skill;
+    if (options.from !== undefined) incoming.from = options.from;
+    // Start on the next turn, so that a stream has subscribed before the first update.
+    setImmediate(() => void this.run(live, incoming));
+    return live;
+  }
+
+  /** A follow-up message: the reply to a task waiting for input. */
+  private async resume(message: TaskMessage): Promise<LiveTask> {
+    const id = message.taskId as string;
+    const live = this.live.get(id);
+    if (live === undefined) {
+      const stored = await this.store.get(id);
+      if (stored === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+      throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${stored.status.state}; send a new message without taskId to start a new task`, { task: id });
+    }
+    if (message.contextId && message.contextId !== live.task.contextId) {
+      throw new LiteError('INVALID_PARAMS', `contextId "${message.contextId}" is not the context of task "${id}"`);
+    }
+    const reply = live.reply;
+    if (reply === undefined) {
+      throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${live.task.status.state} and is not waiting for input`, { task: id });
+    }
+    live.reply = undefined;
+    const turn: TaskMessage = { ...message, taskId: id, contextId: live.task.contextId };
+    live.task.history.push(turn);
+    this.setStatus(live, 'working');
+    reply.resolve(turn);
+    return live;
+  }
+
+  private async run(live: LiveTask, incoming: IncomingTask): Promise<void> {
+    const context = this.contextFor(live);
+    try {
+      if (isTerminal(live.task.status.state)) return; // cancelled before it started
+      const returned = await this.options.onTask(incoming, context);
+      if (isTerminal(live.task.status.state)) return;
+      if (typeof returned === 'string') await context.complete({ text: returned });
+      else await context.fail('the agent stopped without a result');
+    } catch (error) {
+      if (isTerminal(live.task.status.state)) return;
+      const reason = error instanceof Error ? error.message : String(error);
+      this.setStatus(live, 'failed', agentMessage(live.task, reason, this.newId()));
+    } finally {
+      await live.saving;
+      if (isTerminal(live.task.status.state)) this.live.delete(live.task.id);
+    }
+  }
+
+  private contextFor(live: LiveTask): TaskContext {
+    const { task } = live;
+    const guard = (): void => {
+      if (isTerminal(live.task.status.state)) {
+        throw new LiteError('TASK_TERMINAL', `task "${task.id}" is already ${live.task.status.state}`, { task: task.id });
+      }
+    };
+    return {
+      taskId: task.id,
+      contextId: task.contextId,
+      signal: live.abort.signal,
+      status: async (state, options = {}) => {
+        guard();
+        const words = options.message ?? '';
+        const message = words === '' && options.progress === undefined && options.eta === undefined ? undefined : agentMessage(task, words, this.newId(), options);
+        this.setStatus(live, state, message);
+        await live.saving;
+      },
+      ask: async (question) => {
+        guard();
+        const answer = new Promise<TaskMessage>((resolve, reject) => (live.reply = { resolve, reject }));
+        this.setStatus(live, 'input-required', agentMessage(task, question, this.newId()));
+        return answer;
+      },
+      complete: async (result = {}) => {
+        guard();
+        const parts = resultParts(result);
+        if (parts.length > 0) {
+          const artifact: Artifact = { artifactId: this.newId(), name: result.name ?? 'result', parts };
+          live.task.artifacts.push(artifact);
+          this.emit(live, { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: structuredClone(artifact), append: false, lastChunk: true });
+        }
+        this.setStatus(live, 'completed');
+        await live.saving;
+      },
+      fail: async (reason) => {
+        guard();
+        this.setStatus(live, 'failed', agentMessage(task, reason, this.newId()));
+        await live.saving;
+      },
+      reject: async (reason) => {
+        guard();
+        this.setStatus(live, 'rejected', agentMessage(task, reason, this.newId()));
+        await live.saving;
+      },
+    };
+  }
+
+  /** Moves the task to `state` if the state machine allows it, then tells everyone and saves. */
+  private setStatus(live: LiveTask, state: WireState, message?: TaskMessage): void {
+    const from = live.task.status.state;
+    if (transition(from, state) === 'illegal' || (isTerminal(from) && from === state)) {
+      throw new LiteError('ILLEGAL_TRANSITION', `task "${live.task.id}" cannot go from ${from} to ${state}`, { task: live.task.id, from, to: state });
+    }
+    live.task.status = message === undefined ? { state, timestamp: this.timestamp() } : { state, message, timestamp: this.timestamp() };
+    if (message !== undefined) live.task.history.push(message);
+    this.emit(live, { kind: 'status', taskId: live.task.id, contextId: live.task.contextId, status: structuredClone(live.task.status) });
+    this.persist(live);
+  }
+
+  private emit(live: LiveTask, event: TaskEvent): void {
+    for (const listener of live.listeners) listener(event);
+  }
+
+  private persist(live: LiveTask): void {
+    const snapshot = cloneTask(live.task);
+    live.saving = live.saving.then(() => this.store.save(snapshot));
+  }
+
+  /** The task now, then each event, ending after a final or interrupted state. */
+  private follow(live: LiveTask): AsyncIterable<TaskEvent> {
+    const queue = new EventQueue<TaskEvent>(() => live.listeners.delete(listener));
+    const listener = (event: TaskEvent): void => {
+      queue.push(event);
+      if (event.kind === 'status' && isPaused(event.status.state)) queue.end();
+    };
+    queue.push({ kind: 'task', task: cloneTask(live.task) });
+    if (isPaused(live.task.status.state)) queue.end();
+    else live.listeners.add(listener);
+    return queue;
+  }
+
+  private untilPaused(live: LiveTask): Promise<void> {
+    return new Promise((resolve) => {
+      const listener = (event: TaskEvent): void => {
+        if (event.kind === 'status' && isPaused(event.status.state)) {
+          live.listeners.delete(listener);
+          resolve();
+        }
+      };
+      live.listeners.add(listener);
+    });
+  }
+
+  /** Tasks that count against the concurrency limit: started and not yet ended. */
+  private running(): number {
+    let count = 0;
+    for (const live of this.live.values()) if (!isTerminal(live.task.status.state)) count += 1;
+    return count;
+  }
+
+  private timestamp(): string {
+    return this.now().toISOString();
+  }
+}
+
+/** Creates an agent that runs `onTask` for every new task. */
+export function createAgent(options: AgentOptions): Agent {
+  return new Agent(options);
+}
+
+/** Ended, or waiting on the requester: a blocking send returns and a stream closes. */
+function isPaused(state: TaskState): boolean {
+  return isTerminal(state) || isInterrupted(state);
+}
+
+function agentMessage(task: Task, text: string, messageId: string, options: StatusOptions = {}): TaskMessage {
+  const message: TaskMessage = { messageId, role: 'agent', parts: [{ kind: 'text', text }], taskId: task.id, contextId: task.contextId };
+  if (options.progress !== undefined || options.eta !== undefined) {
+    const progress: Record<string, unknown> = {};
+    if (options.progress !== undefined) progress.progress = options.progress;
+    if (options.eta !== undefined) progress.eta = options.eta;
+    message.metadata = { a2aLite: progress };
+  }
+  return message;
+}
+
+function resultParts(result: { text?: string; files?: ResultFile[]; data?: unknown }): Part[] {
+  const parts: Part[] = [];
+  if (result.text !== undefined && result.text !== '') parts.push({ kind: 'text', text: result.text });
+  for (const file of result.files ?? []) {
+    const part: Part = { kind: 'file', name: file.name };
+    if (file.mediaType) part.mediaType = file.mediaType;
+    if (file.bytes) part.bytes = Buffer.from(file.bytes).toString('base64');
+    if (file.url) part.url = file.url;
+    parts.push(part);
+  }
+  if (result.data !== undefined) parts.push({ kind: 'data', data: result.data });
+  return parts;
+}

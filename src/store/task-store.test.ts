@@ -1,0 +1,4 @@
+import { taskStoreContract } from '../../test/contracts/task-store.js';
+import { MemoryTaskStore } from './task-store.js';
+
+taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore());

@@ -1,0 +1,110 @@
+// Where a serving agent keeps its tasks: the TaskStore contract, and the in-memory store for
+// throwaway runs. SQLite (the default for `serve`) implements the same contract.
+
+import { LiteError } from '../errors.js';
+import type { TaskState } from '../protocol/states.js';
+import { cloneTask, type Task } from '../runtime/task-model.js';
+
+export interface TaskQuery {
+  contextId?: string;
+  state?: TaskState;
+  /** Only tasks whose status changed at or after this ISO time. */
+  updatedAfter?: string;
+  /** 1–100; defaults to 50. */
+  pageSize?: number;
+  /** The `nextPageToken` of the previous page. */
+  pageToken?: string;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+  totalSize: number;
+}
+
+/** Every implementation returns copies: changing a returned task never changes the store. */
+export interface TaskStore {
+  /** Saves a task, new or changed. */
+  save(task: Task): Promise<void>;
+  get(id: string): Promise<Task | undefined>;
+  /** Newest status first, paged by an opaque cursor. */
+  list(query?: TaskQuery): Promise<TaskPage>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+
+/** Keeps tasks in a Map; gone when the process ends. */
+export class MemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, Task>();
+
+  async save(task: Task): Promise<void> {
+    this.tasks.set(task.id, cloneTask(task));
+  }
+
+  async get(id: string): Promise<Task | undefined> {
+    const task = this.tasks.get(id);
+    return task === undefined ? undefined : cloneTask(task);
+  }
+
+  async list(query: TaskQuery = {}): Promise<TaskPage> {
+    const matching = [...this.tasks.values()].filter((t) => matches(t, query)).sort(newestFirst);
+    return page(matching, query);
+  }
+
+  async close(): Promise<void> {
+    this.tasks.clear();
+  }
+}
+
+function matches(task: Task, query: TaskQuery): boolean {
+  if (query.contextId && task.contextId !== query.contextId) return false;
+  if (query.state && task.status.state !== query.state) return false;
+  if (query.updatedAfter && task.status.timestamp < query.updatedAfter) return false;
+  return true;
+}
+
+/** Newest status first; ties broken by id so that paging is stable. */
+export function newestFirst(a: Task, b: Task): number {
+  if (a.status.timestamp !== b.status.timestamp) return a.status.timestamp < b.status.timestamp ? 1 : -1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Cuts one page from tasks sorted newest first; the cursor names the last task handed out. */
+export function page(sorted: readonly Task[], query: TaskQuery): TaskPage {
+  const size = pageSizeOf(query.pageSize);
+  let start = 0;
+  if (query.pageToken) {
+    const after = decodeCursor(query.pageToken);
+    start = sorted.findIndex((t) => newestFirst(t, { id: after.id, status: { timestamp: after.timestamp } } as Task) > 0);
+    if (start === -1) start = sorted.length;
+  }
+  const tasks = sorted.slice(start, start + size).map(cloneTask);
+  const last = tasks.at(-1);
+  const more = start + size < sorted.length && last !== undefined;
+  return { tasks, nextPageToken: more ? encodeCursor(last.status.timestamp, last.id) : '', totalSize: sorted.length };
+}
+
+export function pageSizeOf(requested: number | undefined): number {
+  if (requested === undefined || requested === 0) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_PAGE_SIZE) {
+    throw new LiteError('INVALID_PARAMS', `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return requested;
+}
+
+function encodeCursor(timestamp: string, id: string): string {
+  return Buffer.from(JSON.stringify([timestamp, id])).toString('base64url');
+}
+
+function decodeCursor(token: string): { timestamp: string; id: string } {
+  try {
+    const [timestamp, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
+    if (typeof timestamp === 'string' && typeof id === 'string') return { timestamp, id };
+  } catch {
+    // Fall through to the error below.
+  }
+  throw new LiteError('INVALID_PARAMS', 'pageToken is not one this server handed out');
+}

@@ -1,0 +1,101 @@
+// The TaskStore contract: every store (memory, SQLite) must pass these tests.
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../src/runtime/task-model.js';
+import { newestFirst, type TaskStore } from '../../src/store/task-store.js';
+
+export function makeTask(overrides: Partial<Task> & { state?: Task['status']['state']; at?: string } = {}): Task {
+  const { state = 'working', at = '2026-11-21T08:00:00.000Z', ...rest } = overrides;
+  return {
+    id: 't-1',
+    contextId: 'c-1',
+    status: { state, timestamp: at },
+    history: [{ messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: '帮我调研' }] }],
+    artifacts: [],
+    ...rest,
+  };
+}
+
+export function taskStoreContract(name: string, open: () => Promise<TaskStore> | TaskStore): void {
+  describe(`${name} (TaskStore contract)`, () => {
+    const opened: TaskStore[] = [];
+    const store = async () => {
+      const s = await open();
+      opened.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      while (opened.length > 0) await opened.pop()?.close();
+    });
+
+    it('gives back what was saved, as a copy', async () => {
+      const s = await store();
+      const task = makeTask({ artifacts: [{ artifactId: 'a', parts: [{ kind: 'file', name: 'r.md', bytes: 'aGk=' }] }] });
+      await s.save(task);
+      const back = await s.get('t-1');
+      expect(back).toEqual(task);
+      (back as Task).history.push({ messageId: 'x', role: 'agent', parts: [] });
+      expect(await s.get('t-1')).toEqual(task);
+      expect(await s.get('nope')).toBeUndefined();
+    });
+
+    it('replaces a task saved again', async () => {
+      const s = await store();
+      await s.save(makeTask());
+      await s.save(makeTask({ state: 'completed', at: '2026-11-21T09:00:00.000Z' }));
+      expect((await s.get('t-1'))?.status.state).toBe('completed');
+      expect((await s.list()).totalSize).toBe(1);
+    });
+
+    it('lists newest first and filters by context, state and time', async () => {
+      const s = await store();
+      await s.save(makeTask({ id: 'a', contextId: 'x', state: 'completed', at: '2026-11-21T08:00:00.000Z' }));
+      await s.save(makeTask({ id: 'b', contextId: 'y', state: 'working', at: '2026-11-21T09:00:00.000Z' }));
+      await s.save(makeTask({ id: 'c', contextId: 'x', state: 'working', at: '2026-11-21T10:00:00.000Z' }));
+      expect((await s.list()).tasks.map((t) => t.id)).toEqual(['c', 'b', 'a']);
+      expect((await s.list({ contextId: 'x' })).tasks.map((t) => t.id)).toEqual(['c', 'a']);
+      expect((await s.list({ state: 'working' })).tasks.map((t) => t.id)).toEqual(['c', 'b']);
+      expect((await s.list({ updatedAfter: '2026-11-21T09:00:00.000Z' })).tasks.map((t) => t.id)).toEqual(['c', 'b']);
+    });
+
+    it('pages through every task exactly once, whatever the page size', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.record({ id: fc.stringMatching(/^[a-z0-9]{1,8}$/), minute: fc.integer({ min: 0, max: 5 }) }), {
+            selector: (t) => t.id,
+            maxLength: 30,
+          }),
+          fc.integer({ min: 1, max: 7 }),
+          async (specs, pageSize) => {
+            const s = await open();
+            try {
+              const tasks = specs.map(({ id, minute }) => makeTask({ id, at: `2026-11-21T08:0${minute}:00.000Z` }));
+              for (const task of tasks) await s.save(task);
+              const seen: string[] = [];
+              let pageToken = '';
+              for (let pages = 0; pages <= tasks.length; pages += 1) {
+                const page = await s.list({ pageSize, pageToken });
+                expect(page.totalSize).toBe(tasks.length);
+                seen.push(...page.tasks.map((t) => t.id));
+                pageToken = page.nextPageToken;
+                if (pageToken === '') break;
+              }
+              expect(seen).toEqual([...tasks].sort(newestFirst).map((t) => t.id));
+            } finally {
+              await s.close();
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it.each([[0.5], [-1], [101]])('refuses pageSize %s', async (pageSize) => {
+      await expect((await store()).list({ pageSize })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    });
+
+    it('refuses a page token it did not hand out', async () => {
+      await expect((await store()).list({ pageToken: 'not-a-cursor' })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    });
+  });
+}
