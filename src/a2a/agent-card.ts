@@ -1,0 +1,59 @@
+// The public A2A Agent Card, built from the A2A-Lite card, the address `serve` listens on and
+// the capabilities actually on. Lite-only facts travel in an extension so that a lite-aware
+// peer can rebuild the lite card.
+
+import type { LiteCard, Mode } from '../card/types.js';
+
+/** The extension that carries A2A-Lite facts (framework, channels, protocol) in an A2A card. */
+export const LITE_CARD_EXTENSION = 'https://a2a-lite.dev/extensions/lite-card/v1';
+
+const MEDIA_TYPES: Readonly<Record<Mode, string>> = {
+  text: 'text/plain',
+  file: 'application/octet-stream',
+  image: 'image/*',
+  audio: 'audio/*',
+  video: 'video/*',
+};
+
+export interface CardOptions {
+  /** Where the server is reached, without a trailing slash: `http://127.0.0.1:7331`. */
+  baseUrl: string;
+  streaming: boolean;
+  pushNotifications: boolean;
+}
+
+/** The JSON-RPC endpoint under the base URL; REST paths hang off the base URL itself. */
+export const JSONRPC_PATH = '/jsonrpc';
+
+export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<string, unknown> {
+  const modes = (list: readonly Mode[] | undefined) => [...new Set((list ?? ['text']).map((m) => MEDIA_TYPES[m]))];
+  const allInputs: Mode[] = card.skills.flatMap((s) => s.inputModes ?? ['text']);
+  const allOutputs: Mode[] = card.skills.flatMap((s) => s.outputModes ?? ['text']);
+  const lite: Record<string, unknown> = { protocol: card.protocol, framework: card.agent.framework };
+  if (card.channels?.length) lite.channels = card.channels;
+  if (card.agent.version) lite.version = card.agent.version;
+  return {
+    name: card.agent.name,
+    description: card.description ?? `${card.agent.name}, an A2A-Lite agent`,
+    supportedInterfaces: [{ url: `${options.baseUrl}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    version: card.agent.version ?? '1.0.0',
+    capabilities: {
+      streaming: options.streaming,
+      pushNotifications: options.pushNotifications,
+      extensions: [{ uri: LITE_CARD_EXTENSION, description: 'The A2A-Lite card of this agent', required: false, params: lite }],
+      extendedAgentCard: false,
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: modes(allInputs.length > 0 ? allInputs : undefined),
+    defaultOutputModes: modes(allOutputs.length > 0 ? allOutputs : undefined),
+    skills: card.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags?.length ? skill.tags : [skill.id],
+      inputModes: modes(skill.inputModes),
+      outputModes: modes(skill.outputModes),
+    })),
+  };
+}

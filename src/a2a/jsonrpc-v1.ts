@@ -1,0 +1,115 @@
+// The A2A 1.0 JSON-RPC methods: each reads its params, calls the agent, and returns a result
+// or a stream of StreamResponse events.
+
+import { LiteError } from '../errors.js';
+import type { Agent } from '../runtime/agent.js';
+import type { TaskEvent } from '../runtime/task-model.js';
+import { pageSizeOf } from '../store/task-store.js';
+import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, stateFromV1, taskToV1 } from './wire-v1.js';
+
+type Json = Record<string, unknown>;
+
+/** A method's outcome: a result object, or events to send over SSE. */
+export type MethodResult = { result: unknown } | { events: AsyncIterable<Json> };
+
+type Method = (agent: Agent, params: Json) => Promise<MethodResult>;
+
+export const METHODS_V1: Readonly<Record<string, Method>> = {
+  async SendMessage(agent, params) {
+    const { message, configuration } = sendParams(params);
+    const returnImmediately = field(configuration, 'returnImmediately', 'return_immediately') === true;
+    const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength', 'history_length');
+    const task = await agent.send(message, { returnImmediately });
+    return { result: { task: taskToV1(task, historyLength) } };
+  },
+
+  async SendStreamingMessage(agent, params) {
+    const { message } = sendParams(params);
+    return { events: mapEvents(await agent.stream(message)) };
+  },
+
+  async GetTask(agent, params) {
+    const id = requiredId(params);
+    const historyLength = optionalInteger(params, 'params.historyLength', 'historyLength', 'history_length');
+    return { result: taskToV1(await agent.getTask(id), historyLength) };
+  },
+
+  async ListTasks(agent, params) {
+    const status = field(params, 'status');
+    const state = status === undefined || status === 'TASK_STATE_UNSPECIFIED' || status === 0 ? undefined : stateFromV1(status);
+    if (status !== undefined && status !== 'TASK_STATE_UNSPECIFIED' && status !== 0 && state === undefined) {
+      throw invalid(`params.status ${JSON.stringify(status)} is not a task state`);
+    }
+    const pageSize = pageSizeOf(optionalInteger(params, 'params.pageSize', 'pageSize', 'page_size'));
+    const historyLength = optionalInteger(params, 'params.historyLength', 'historyLength', 'history_length');
+    const includeArtifacts = field(params, 'includeArtifacts', 'include_artifacts') === true;
+    const query: Parameters<Agent['listTasks']>[0] = { pageSize };
+    const contextId = optionalString(params, 'params.contextId', 'contextId', 'context_id');
+    if (contextId) query.contextId = contextId;
+    if (state) query.state = state;
+    const pageToken = optionalString(params, 'params.pageToken', 'pageToken', 'page_token');
+    if (pageToken) query.pageToken = pageToken;
+    const after = optionalString(params, 'params.statusTimestampAfter', 'statusTimestampAfter', 'status_timestamp_after');
+    if (after) {
+      if (Number.isNaN(Date.parse(after))) throw invalid('params.statusTimestampAfter must be an ISO-8601 time');
+      query.updatedAfter = new Date(after).toISOString();
+    }
+    const page = await agent.listTasks(query);
+    return {
+      result: {
+        tasks: page.tasks.map((task) => taskToV1(task, historyLength, includeArtifacts)),
+        nextPageToken: page.nextPageToken,
+        pageSize,
+        totalSize: page.totalSize,
+      },
+    };
+  },
+
+  async CancelTask(agent, params) {
+    return { result: taskToV1(await agent.cancel(requiredId(params))) };
+  },
+
+  async SubscribeToTask(agent, params) {
+    return { events: mapEvents(await agent.subscribe(requiredId(params))) };
+  },
+
+  async CreateTaskPushNotificationConfig() {
+    throw noPush();
+  },
+  async GetTaskPushNotificationConfig() {
+    throw noPush();
+  },
+  async ListTaskPushNotificationConfigs() {
+    throw noPush();
+  },
+  async DeleteTaskPushNotificationConfig() {
+    throw noPush();
+  },
+
+  async GetExtendedAgentCard() {
+    throw new LiteError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card; its card is public');
+  },
+};
+
+function sendParams(params: Json): { message: ReturnType<typeof messageFromV1>; configuration: Json } {
+  const raw = field(params, 'message');
+  if (raw === undefined) throw invalid('params.message is required');
+  const message = messageFromV1(raw, 'params.message');
+  if (message.role !== 'user') throw invalid('params.message.role must be ROLE_USER');
+  const configuration = field(params, 'configuration');
+  return { message, configuration: configuration === undefined || configuration === null ? {} : asObject(configuration, 'params.configuration') };
+}
+
+function requiredId(params: Json): string {
+  const id = optionalString(params, 'params.id', 'id');
+  if (!id) throw invalid('params.id is required');
+  return id;
+}
+
+function noPush(): LiteError {
+  return new LiteError('PUSH_NOT_SUPPORTED', 'this agent does not send push notifications');
+}
+
+async function* mapEvents(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
+  for await (const event of events) yield eventToV1(event);
+}

@@ -1,0 +1,51 @@
+// The web-standard adapter: `fetch(Request) → Response`, for Bun, Deno and edge runtimes.
+
+import type { A2AHandler } from '../a2a/http.js';
+import { DEFAULT_MAX_BODY } from './node-http.js';
+
+export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {
+  const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  return async (request) => {
+    const body = await readLimited(request, max);
+    if (body === undefined) {
+      return Response.json({ error: { code: 413, status: 'PAYLOAD_TOO_LARGE', message: `the request body is over ${max} bytes` } }, { status: 413 });
+    }
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+    const response = await handler({ method: request.method, path: url.pathname, query: url.searchParams, headers, body, signal: request.signal });
+    if ('body' in response) return new Response(request.method === 'HEAD' ? null : response.body, { status: response.status, headers: response.headers });
+    const events = response.events[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await events.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await events.return?.();
+      },
+    });
+    return new Response(stream, { status: response.status, headers: response.headers });
+  };
+}
+
+/** The body as text, or undefined when it is over `max` bytes. */
+async function readLimited(request: Request, max: number): Promise<string | undefined> {
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

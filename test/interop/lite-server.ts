@@ -1,0 +1,39 @@
+// Our server for interop tests: a small agent that echoes, asks, or waits to be cancelled.
+import { createA2AHandler } from '../../src/a2a/handler.js';
+import { jiajiaCard } from '../../src/card/examples.js';
+import { createAgent } from '../../src/runtime/agent.js';
+import { listen, type Listening } from '../../src/serve/node-http.js';
+
+export interface LiteServer extends Listening {
+  release(): void;
+}
+
+export async function startLiteServer(): Promise<LiteServer> {
+  let release = () => {};
+  let gate = new Promise<void>((resolve) => (release = resolve));
+  const agent = createAgent({
+    card: jiajiaCard(),
+    async onTask(task, ctx) {
+      await ctx.status('working', { message: `working on: ${task.text}` });
+      if (task.text.startsWith('ask')) {
+        const answer = await ctx.ask('which time range?');
+        return `research over ${answer.parts[0]?.kind === 'text' ? answer.parts[0].text : '?'}`;
+      }
+      if (task.text.startsWith('wait')) {
+        await Promise.race([gate, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))]);
+        if (ctx.signal.aborted) return undefined;
+      }
+      return `echo: ${task.text}`;
+    },
+  });
+  let url = '';
+  const server = await listen(createA2AHandler({ agent, baseUrl: () => url }));
+  url = server.url;
+  return {
+    ...server,
+    release: () => {
+      release();
+      gate = new Promise<void>((resolve) => (release = resolve));
+    },
+  };
+}
