@@ -1,0 +1,126 @@
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempHome } from '../../test/fixtures/home.js';
+import { jiajiaCard } from '../card/examples.js';
+import { createAgent } from '../runtime/agent.js';
+import type { Part, TaskEvent, TaskMessage } from '../runtime/task-model.js';
+import { execHandler, type ExecOptions } from './exec-handler.js';
+
+let counter = 0;
+const message = (text: string, extra: Partial<TaskMessage> = {}): TaskMessage => ({
+  messageId: `m-${(counter += 1)}`,
+  role: 'user',
+  parts: [{ kind: 'text', text }],
+  ...extra,
+});
+
+function agentFor(command: string, options: Partial<ExecOptions> = {}) {
+  const workRoot = join(tempHome('exec'), 'work');
+  const agent = createAgent({ card: jiajiaCard(), onTask: execHandler({ command, workRoot, graceMs: 300, ...options }) });
+  return { agent, workRoot };
+}
+
+const reasonOf = (task: { status: { message?: TaskMessage } }) => {
+  const part = task.status.message?.parts[0];
+  return part?.kind === 'text' ? part.text : undefined;
+};
+
+describe('serve --exec', () => {
+  it('completes with the plain output of a program that exits 0', async () => {
+    const { agent } = agentFor('read -r header; echo "done: $header"');
+    const task = await agent.send(message('hello'));
+    expect(task.status.state).toBe('completed');
+    expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: `done: [A2A:task id=${task.id}]` }]);
+  });
+
+  it('streams status lines live and returns the files of the result', async () => {
+    const script = [
+      'printf "[A2A:status task=$A2A_TASK_ID state=working progress=30%%]\\nreading\\n"',
+      'sleep 0.2',
+      'printf "# Report\\n" > report.md',
+      'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\nsee the report\\n[附件: report.md]\\n"',
+    ].join('; ');
+    const { agent } = agentFor(script);
+    const events: TaskEvent[] = [];
+    for await (const event of await agent.stream(message('research'))) events.push(event);
+    const progress = events.find((e) => e.kind === 'status' && e.status.state === 'working');
+    expect(progress?.kind === 'status' && progress.status.message?.metadata).toEqual({ a2aLite: { progress: 30 } });
+    const task = await agent.getTask(events[0]?.kind === 'task' ? events[0].task.id : '');
+    expect(task.status.state).toBe('completed');
+    expect(task.artifacts[0]?.parts).toEqual([
+      { kind: 'text', text: 'see the report' },
+      { kind: 'file', name: 'report.md', mediaType: 'text/markdown', bytes: Buffer.from('# Report\n').toString('base64') },
+    ]);
+  });
+
+  it('fails with the end of stderr when the program exits non-zero', async () => {
+    const { agent } = agentFor('echo "no access to source X" >&2; exit 3');
+    const task = await agent.send(message('x'));
+    expect(task.status.state).toBe('failed');
+    expect(reasonOf(task)).toBe('the program failed: no access to source X');
+  });
+
+  it('asks for input and runs the next turn with the whole conversation', async () => {
+    const script = `input=$(cat); case "$input" in *"last week"*) echo "research over last week";; *) printf "[A2A:status task=$A2A_TASK_ID state=input-required]\\nwhich range?\\n";; esac`;
+    const { agent } = agentFor(script);
+    const asked = await agent.send(message('research'));
+    expect(asked.status.state).toBe('input-required');
+    expect(reasonOf(asked)).toBe('which range?');
+    const done = await agent.send(message('last week', { taskId: asked.id }));
+    expect(done.status.state).toBe('completed');
+    expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'research over last week' });
+  });
+
+  it.each([
+    ['a program that stops on SIGTERM', 'echo $$ > pid; trap "exit 0" TERM; sleep 30 & wait'],
+    ['a program that ignores SIGTERM', 'echo $$ > pid; trap "" TERM; while :; do sleep 0.05; done'],
+  ])('cancels %s, and the process is gone', async (_what, script) => {
+    const { agent, workRoot } = agentFor(script);
+    const started = await agent.send(message('x'), { returnImmediately: true });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const cancelled = await agent.cancel(started.id);
+    expect(cancelled.status.state).toBe('cancelled');
+    const pid = Number(readFileSync(join(workRoot, started.id, 'pid'), 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+  });
+
+  it.each([
+    ['hangs', 'sleep 30', { timeoutMs: 300 }, 'the program ran longer than 0 s'],
+    ['floods stdout', 'yes | head -c 3000000', { maxOutputBytes: 100_000 }, 'the program printed more than 100000 bytes'],
+    ['exits mid-message', 'printf "[A2A:result task=$A2A_TASK_ID state=compl"; exit 1', {}, 'the program failed: exit code 1'],
+    ['names a file outside its folder', 'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n[附件: ../../etc/passwd]\\n"', {}, 'lies outside the task folder'],
+    ['names an absolute path', 'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n[附件: /etc/passwd]\\n"', {}, 'lies outside the task folder'],
+    ['names a link that leads out', 'ln -s /etc/passwd out.txt; printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n[附件: out.txt]\\n"', {}, 'lies outside the task folder'],
+    ['names a missing file', 'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n[附件: nothing.md]\\n"', {}, 'which is not in the task folder'],
+  ])('fails a task whose program %s', async (_what, script, options, reason) => {
+    const { agent } = agentFor(script, options);
+    const task = await agent.send(message('x'));
+    expect(task.status.state).toBe('failed');
+    expect(reasonOf(task)).toContain(reason);
+  });
+
+  it('saves files from peers under safe names inside the task folder', async () => {
+    const { agent, workRoot } = agentFor('cat > stdin.txt; ls');
+    const file = (name: string): Part => ({ kind: 'file', name, bytes: Buffer.from(`content of ${name}`).toString('base64') });
+    const task = await agent.send(
+      message('files', { parts: [{ kind: 'text', text: 'files' }, file('../../evil.sh'), file('CON'), file('re\u202Eport.md'), file('a.txt'), file('a.txt')] }),
+    );
+    expect(task.status.state).toBe('completed');
+    const folder = join(workRoot, task.id);
+    expect(readdirSync(folder).sort()).toEqual(['_CON', 'a-1.txt', 'a.txt', 'evil.sh', 'report.md', 'stdin.txt']);
+    expect(readdirSync(workRoot)).toEqual([task.id]);
+  });
+
+  it('refuses a link in the folder even when it points to another task', async () => {
+    const root = tempHome('links');
+    mkdirSync(join(root, 'other'));
+    writeFileSync(join(root, 'other', 'secret.txt'), 'x');
+    symlinkSync(join(root, 'other', 'secret.txt'), join(root, 'link.txt'));
+    const { fileInside } = await import('./safe-names.js');
+    mkdirSync(join(root, 'task'));
+    symlinkSync(join(root, 'other', 'secret.txt'), join(root, 'task', 'link.txt'));
+    expect(() => fileInside(join(root, 'task'), 'link.txt')).toThrow(/outside the task folder/);
+  });
+});

@@ -1,0 +1,243 @@
+// `serve --exec CMD`: any program becomes an agent. One process per turn of a task, in the
+// task's own folder; the conversation so far arrives on stdin as A2A-Lite text, and what the
+// program prints is read as A2A-Lite:
+//
+//   [A2A:status … state=working progress=50%]   → a status update (any number)
+//   [A2A:status … state=input-required]          → a question; the next turn gets the answer
+//   [A2A:result … state=completed] + [附件: f]   → the result, with files from the task folder
+//   plain text, exit 0                           → the result text
+//   exit ≠ 0                                     → failed, with the end of stderr
+//
+// Cancel sends SIGTERM, then SIGKILL after a grace period; so do the time and output limits.
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { format } from '../protocol/format.js';
+import { parseAll } from '../protocol/parse.js';
+import { isTerminal, isWireState } from '../protocol/states.js';
+import type { Message } from '../protocol/types.js';
+import { progressValue } from '../protocol/validate.js';
+import type { IncomingTask, ResultFile, TaskContext } from '../runtime/agent.js';
+import { textOf, type TaskMessage } from '../runtime/task-model.js';
+import { fileInside, safeFileName } from './safe-names.js';
+
+export interface ExecOptions {
+  /** The shell command to run for each turn. */
+  command: string;
+  /** Task folders are made under this folder, one per task id. */
+  workRoot: string;
+  /** A turn that runs longer is stopped and the task fails (default 10 minutes). */
+  timeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL (default 5 s). */
+  graceMs?: number;
+  /** Stdout beyond this stops the process (default 1 MiB). */
+  maxOutputBytes?: number;
+  /** A file in a result may be at most this large (default 25 MiB). */
+  maxFileBytes?: number;
+}
+
+const STDERR_TAIL = 2000;
+
+/** Returns an `onTask` handler that runs `options.command` for each turn of a task. */
+export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: TaskContext) => Promise<unknown> {
+  return async (task, ctx) => {
+    const folder = join(options.workRoot, safeFileName(task.id));
+    mkdirSync(folder, { recursive: true });
+    const transcript: Message[] = [taskMessage(task, saveFiles(folder, task.message))];
+    for (;;) {
+      const outcome = await runTurn(options, folder, task, transcript, ctx);
+      if (outcome.kind === 'ask') {
+        transcript.push({ type: 'status', params: { task: task.id, state: 'input-required' }, body: outcome.question, attachments: [] });
+        const reply = await ctx.ask(outcome.question);
+        transcript.push(taskMessage({ ...task, text: textOf(reply) }, saveFiles(folder, reply)));
+        continue;
+      }
+      return finish(ctx, folder, outcome, options.maxFileBytes ?? 25 * 1024 * 1024);
+    }
+  };
+}
+
+type Outcome =
+  | { kind: 'ask'; question: string }
+  | { kind: 'end'; state: 'completed' | 'failed' | 'rejected' | 'cancelled'; text: string; attachments: string[] };
+
+/** Runs the command once and reads what it printed. */
+async function runTurn(options: ExecOptions, folder: string, task: IncomingTask, transcript: Message[], ctx: TaskContext): Promise<Outcome> {
+  const child = spawn(options.command, {
+    shell: true,
+    cwd: folder,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // Its own process group, so that a signal reaches what the shell started, too.
+    detached: true,
+    env: { ...process.env, A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '' },
+  });
+  child.stdin.on('error', () => {}); // a program that never reads stdin is fine
+  child.stdin.end(`${transcript.map((m) => format(m)).join('\n\n')}\n`);
+
+  let stdout = '';
+  let stderr = '';
+  let stopped: string | undefined;
+  const maxOutput = options.maxOutputBytes ?? 1024 * 1024;
+  const reader = new StatusReader(ctx);
+  const signal = (name: NodeJS.Signals): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, name);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const stop = (reason: string): void => {
+    if (stopped !== undefined) return;
+    stopped = reason;
+    signal('SIGTERM');
+    setTimeout(() => signal('SIGKILL'), options.graceMs ?? 5000).unref();
+  };
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    if (stdout.length + chunk.length > maxOutput) return stop(`the program printed more than ${maxOutput} bytes`);
+    stdout += chunk;
+    reader.offer(chunk);
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_TAIL)));
+  const timer = setTimeout(() => stop(`the program ran longer than ${Math.round((options.timeoutMs ?? 600_000) / 1000)} s`), options.timeoutMs ?? 600_000);
+  const onAbort = (): void => stop('cancelled');
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+  const code = await new Promise<number | null>((resolve) => {
+    child.on('error', (error) => {
+      stderr += error.message;
+      resolve(127);
+    });
+    child.on('close', (exit) => resolve(exit));
+  });
+  clearTimeout(timer);
+  ctx.signal.removeEventListener('abort', onAbort);
+  await reader.done();
+
+  if (stopped === 'cancelled') return { kind: 'end', state: 'cancelled', text: '', attachments: [] };
+  if (stopped !== undefined) return { kind: 'end', state: 'failed', text: stopped, attachments: [] };
+  const messages = parseAll(stdout);
+  const last = [...messages].reverse().find((m) => (m.type === 'result' || m.type === 'status') && m.params.state !== undefined && isWireState(m.params.state));
+  const state = last?.params.state;
+  if (last !== undefined && state === 'input-required' && code === 0) return { kind: 'ask', question: last.body };
+  if (last !== undefined && state !== undefined && isWireState(state) && isTerminal(state)) {
+    return { kind: 'end', state: state as Extract<Outcome, { kind: 'end' }>['state'], text: last.body || last.params.reason || '', attachments: last.attachments };
+  }
+  if (code !== 0) {
+    const tail = stderr.trim() || `exit code ${code}`;
+    return { kind: 'end', state: 'failed', text: `the program failed: ${tail}`, attachments: [] };
+  }
+  const plain = messages.filter((m) => m.type === 'plain');
+  return { kind: 'end', state: 'completed', text: plain.map((m) => m.body).join('\n\n'), attachments: plain.flatMap((m) => m.attachments) };
+}
+
+async function finish(ctx: TaskContext, folder: string, outcome: Extract<Outcome, { kind: 'end' }>, maxFileBytes: number): Promise<unknown> {
+  if (outcome.state === 'cancelled') return undefined;
+  if (outcome.state === 'failed') return ctx.fail(outcome.text || 'the program reported failure');
+  if (outcome.state === 'rejected') return ctx.reject(outcome.text || 'the program declined the task');
+  let files: ResultFile[];
+  try {
+    files = outcome.attachments.map((name) => readResultFile(folder, name, maxFileBytes));
+  } catch (error) {
+    return ctx.fail((error as Error).message);
+  }
+  return ctx.complete({ text: outcome.text, files });
+}
+
+function readResultFile(folder: string, name: string, max: number): ResultFile {
+  const path = fileInside(folder, name);
+  if (statSync(path).size > max) throw new Error(`${name} is larger than ${max} bytes`);
+  return { name, bytes: readFileSync(path), mediaType: mediaTypeOf(name) };
+}
+
+/**
+ * Applies status messages as they are printed, so streams see progress live. A message is
+ * complete when the next header starts (or the program ends); only the unfinished tail is
+ * kept, so a program printing line by line costs linear time.
+ */
+class StatusReader {
+  private pending = '';
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly ctx: TaskContext;
+
+  constructor(ctx: TaskContext) {
+    this.ctx = ctx;
+  }
+
+  offer(chunk: string): void {
+    this.pending += chunk;
+    const cut = this.pending.lastIndexOf('\n[A2A:');
+    if (cut === -1) return;
+    this.apply(this.pending.slice(0, cut + 1));
+    this.pending = this.pending.slice(cut + 1);
+  }
+
+  /** Applies what is left once the program has ended, and waits for every update. */
+  done(): Promise<unknown> {
+    this.apply(this.pending);
+    this.pending = '';
+    return this.chain;
+  }
+
+  private apply(text: string): void {
+    for (const message of parseAll(text)) {
+      const state = message.params.state;
+      if (message.type !== 'status' || state === undefined || !isWireState(state) || isTerminal(state) || state === 'input-required') continue;
+      const options: { message?: string; progress?: number; eta?: string } = {};
+      if (message.body) options.message = message.body;
+      const progress = progressValue(message.params.progress);
+      if (progress !== undefined) options.progress = progress;
+      if (message.params.eta) options.eta = message.params.eta;
+      this.chain = this.chain.then(() => this.ctx.status(state as 'working', options)).catch(() => {});
+    }
+  }
+}
+
+/** The task as the program reads it: an [A2A:task] message naming the files saved for it. */
+function taskMessage(task: IncomingTask, saved: string[]): Message {
+  const params: Record<string, string> = { id: task.id };
+  if (task.skill) params.skill = task.skill;
+  return { type: 'task', params, body: task.text, attachments: saved };
+}
+
+/** Saves the files of a message into the task folder under safe names; returns the names. */
+function saveFiles(folder: string, message: TaskMessage): string[] {
+  const names: string[] = [];
+  for (const part of message.parts) {
+    if (part.kind !== 'file' || part.bytes === undefined) continue;
+    let name = safeFileName(part.name ?? 'file');
+    for (let n = 1; existsSync(join(folder, name)); n += 1) name = withSuffix(safeFileName(part.name ?? 'file'), n);
+    writeFileSync(join(folder, name), Buffer.from(part.bytes, 'base64'), { flag: 'wx' });
+    names.push(name);
+  }
+  return names;
+}
+
+function withSuffix(name: string, n: number): string {
+  const extension = extname(name);
+  return `${name.slice(0, name.length - extension.length)}-${n}${extension}`;
+}
+
+const MEDIA: Readonly<Record<string, string>> = {
+  '.md': 'text/markdown',
+  '.txt': 'text/plain',
+  '.json': 'application/json',
+  '.html': 'text/html',
+  '.csv': 'text/csv',
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.svg': 'image/svg+xml',
+  '.mp3': 'audio/mpeg',
+  '.wav': 'audio/wav',
+  '.mp4': 'video/mp4',
+  '.zip': 'application/zip',
+};
+
+function mediaTypeOf(name: string): string {
+  return MEDIA[extname(name).toLowerCase()] ?? 'application/octet-stream';
+}
