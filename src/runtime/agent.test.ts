@@ -190,3 +190,29 @@ describe('the agent runtime', () => {
     expect(seen[2]).toEqual(seen[0]);
   });
 });
+
+describe('shutdown', () => {
+  it('fails running tasks with the reason, fires their signals and keeps ended ones', async () => {
+    let aborted = false;
+    const agent = agentWith(async (task, ctx) => {
+      if (task.text === 'quick') return 'done';
+      await ctx.status('working');
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+      aborted = true;
+    });
+    const quick = await agent.send(userMessage('quick'));
+    const slow = await agent.send(userMessage('slow'), { returnImmediately: true });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const store = agent.store;
+    const saved = new Map<string, unknown>();
+    const originalSave = store.save.bind(store);
+    store.save = async (task) => {
+      saved.set(task.id, task.status.state);
+      return originalSave(task);
+    };
+    await agent.shutdown('the server is shutting down');
+    expect(aborted).toBe(true);
+    expect(saved.get(slow.id)).toBe('failed');
+    expect(saved.has(quick.id)).toBe(false);
+  });
+});

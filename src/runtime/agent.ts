@@ -154,6 +154,20 @@ export class Agent {
     throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${task.status.state}; there is nothing to follow`, { task: id });
   }
 
+  /**
+   * Stops the agent: every running task ends as failed with `reason` (its handler's signal
+   * fires), every save finishes, and the store is closed.
+   */
+  async shutdown(reason = 'the agent was stopped'): Promise<void> {
+    for (const live of this.live.values()) {
+      if (isTerminal(live.task.status.state)) continue;
+      this.setStatus(live, 'failed', agentMessage(live.task, reason, this.newId()));
+      live.abort.abort(new LiteError('TASK_TERMINAL', reason));
+      live.reply?.reject(live.abort.signal.reason);
+    }
+    await this.close();
+  }
+
   /** Waits for every pending save, then closes the store. */
   async close(): Promise<void> {
     await Promise.all([...this.live.values()].map((live) => live.saving));

@@ -1,0 +1,102 @@
+// Malformed, hostile and wrong requests against the A2A handler, each with the answer the spec gives.
+import { describe, expect, it } from 'vitest';
+import { createA2AHandler } from '../src/a2a/handler.js';
+import type { HttpRequest } from '../src/a2a/http.js';
+import { jiajiaCard } from '../src/card/examples.js';
+import { createAgent } from '../src/runtime/agent.js';
+
+const agent = createAgent({ card: jiajiaCard(), onTask: (task) => `echo: ${task.text}` });
+const handle = createA2AHandler({ agent, baseUrl: 'http://127.0.0.1:7331' });
+
+const request = (body: string, headers: Record<string, string> = { 'a2a-version': '1.0', 'content-type': 'application/json' }, path = '/jsonrpc', method = 'POST'): HttpRequest => ({
+  method,
+  path,
+  query: new URLSearchParams(),
+  headers,
+  body,
+});
+
+async function rpcError(body: string, headers?: Record<string, string>): Promise<{ code: number; message: string } | undefined> {
+  const response = await handle(request(body, headers));
+  if (!('body' in response)) throw new Error('expected a JSON response');
+  return (JSON.parse(response.body) as { error?: { code: number; message: string } }).error;
+}
+
+const call = (method: string, params: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const goodMessage = { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] };
+
+describe('the A2A handler refuses bad requests with the spec’s errors', () => {
+  it.each([
+    ['invalid JSON', '{"jsonrpc": "2.0",', -32700],
+    ['an empty body', '', -32700],
+    ['a batch', JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }]), -32600],
+    ['a string', '"hello"', -32600],
+    ['no jsonrpc version', JSON.stringify({ id: 1, method: 'GetTask', params: { id: 'x' } }), -32600],
+    ['jsonrpc 1.0', JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'GetTask' }), -32600],
+    ['no method', JSON.stringify({ jsonrpc: '2.0', id: 1 }), -32600],
+    ['an object id', JSON.stringify({ jsonrpc: '2.0', id: { a: 1 }, method: 'GetTask' }), -32600],
+    ['params as an array', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: ['x'] }), -32602],
+    ['an unknown method', call('FlyToTheMoon', {}), -32601],
+    ['a method of the object prototype', call('constructor', {}), -32601],
+    ['SendMessage without a message', call('SendMessage', {}), -32602],
+    ['a message without parts', call('SendMessage', { message: { ...goodMessage, parts: [] } }), -32602],
+    ['a part with two contents', call('SendMessage', { message: { ...goodMessage, parts: [{ text: 'a', data: 1 }] } }), -32602],
+    ['a part with bad base64', call('SendMessage', { message: { ...goodMessage, parts: [{ raw: 'not base64!' }] } }), -32602],
+    ['an agent-role message', call('SendMessage', { message: { ...goodMessage, role: 'ROLE_AGENT' } }), -32602],
+    ['a message without messageId', call('SendMessage', { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } }), -32602],
+    ['GetTask without id', call('GetTask', {}), -32602],
+    ['GetTask of an unknown task', call('GetTask', { id: 'nope' }), -32001],
+    ['CancelTask of an unknown task', call('CancelTask', { id: 'nope' }), -32001],
+    ['a follow-up to an unknown task', call('SendMessage', { message: { ...goodMessage, taskId: 'nope' } }), -32001],
+    ['ListTasks with pageSize 1000', call('ListTasks', { pageSize: 1000 }), -32602],
+    ['ListTasks with a forged page token', call('ListTasks', { pageToken: 'forged' }), -32602],
+    ['ListTasks with a bad state', call('ListTasks', { status: 'TASK_STATE_DANCING' }), -32602],
+    ['push configs', call('CreateTaskPushNotificationConfig', { taskId: 'x', url: 'http://127.0.0.1/' }), -32003],
+    ['the extended card', call('GetExtendedAgentCard', {}), -32007],
+    ['a huge id', call('GetTask', { id: 'x'.repeat(100_000) }, 'y'.repeat(100_000)), -32001],
+    ['deeply nested metadata', call('SendMessage', { message: { ...goodMessage, metadata: JSON.parse('{"a":'.repeat(500) + '1' + '}'.repeat(500)) } }), undefined],
+  ])('%s', async (_what, body, code) => {
+    expect((await rpcError(body))?.code).toBe(code);
+  });
+
+  it('refuses a version it does not speak', async () => {
+    expect(await rpcError(call('GetTask', { id: 'x' }), { 'a2a-version': '2.0' })).toMatchObject({ code: -32009 });
+  });
+
+  it('refuses a body that is not JSON by content type', async () => {
+    expect(await rpcError(call('GetTask', { id: 'x' }), { 'a2a-version': '1.0', 'content-type': 'text/xml' })).toMatchObject({ code: -32005 });
+  });
+
+  it('echoes the id of the request in errors', async () => {
+    const response = await handle(request(call('GetTask', { id: 'nope' }, 'abc-7')));
+    expect('body' in response && JSON.parse(response.body).id).toBe('abc-7');
+  });
+
+  it('answers 404 off the endpoints and 405 for the wrong method', async () => {
+    expect((await handle(request('', {}, '/admin', 'GET'))).status).toBe(404);
+    expect((await handle(request('', {}, '/jsonrpc', 'GET'))).status).toBe(405);
+    expect((await handle(request('x', {}, '/.well-known/agent-card.json', 'POST'))).status).toBe(405);
+  });
+
+  it('serves the card from the lite card', async () => {
+    const response = await handle(request('', {}, '/.well-known/agent-card.json', 'GET'));
+    const card = 'body' in response ? JSON.parse(response.body) : undefined;
+    expect(card.supportedInterfaces[0]).toEqual({ url: 'http://127.0.0.1:7331/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    expect(card).toMatchObject({
+      name: '佳佳',
+      capabilities: { streaming: true, pushNotifications: false },
+      skills: [
+        { id: 'research', tags: ['research'], inputModes: ['text/plain'], outputModes: ['text/plain', 'application/octet-stream'] },
+        { id: 'podcast-script' },
+      ],
+    });
+  });
+
+  it('leaves what is stored alone after a bad request', async () => {
+    const good = await handle(request(call('SendMessage', { message: goodMessage })));
+    const task = 'body' in good ? JSON.parse(good.body).result.task : undefined;
+    await handle(request(call('CancelTask', { id: task.id })));
+    const after = await handle(request(call('GetTask', { id: task.id })));
+    expect('body' in after && JSON.parse(after.body).result.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
