@@ -1,6 +1,6 @@
 // The public A2A Agent Card, built from the A2A-Lite card, the address `serve` listens on and
-// the capabilities actually on. Lite-only facts travel in an extension so that a lite-aware
-// peer can rebuild the lite card.
+// the capabilities actually on: in 1.0 shape, and as one hybrid object that 0.3 clients read too.
+// Lite-only facts travel in an extension so that a lite-aware peer can rebuild the lite card.
 
 import type { LiteCard, Mode } from '../card/types.js';
 
@@ -25,6 +25,7 @@ export interface CardOptions {
 /** The JSON-RPC endpoint under the base URL; REST paths hang off the base URL itself. */
 export const JSONRPC_PATH = '/jsonrpc';
 
+/** The card in A2A 1.0 shape. The JSON-RPC endpoint is listed once per version it speaks, 1.0 first. */
 export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<string, unknown> {
   const modes = (list: readonly Mode[] | undefined) => [...new Set((list ?? ['text']).map((m) => MEDIA_TYPES[m]))];
   const allInputs: Mode[] = card.skills.flatMap((s) => s.inputModes ?? ['text']);
@@ -35,7 +36,10 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
   return {
     name: card.agent.name,
     description: card.description ?? `${card.agent.name}, an A2A-Lite agent`,
-    supportedInterfaces: [{ url: `${options.baseUrl}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    supportedInterfaces: [
+      { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ],
     version: card.agent.version ?? '1.0.0',
     capabilities: {
       streaming: options.streaming,
@@ -56,4 +60,25 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
       outputModes: modes(skill.outputModes),
     })),
   };
+}
+
+/**
+ * The card every client gets: the 1.0 card plus the 0.3 fields, which 1.0 readers ignore as
+ * unknown. A 0.3 client reads `url` and posts there without an A2A-Version header, which the
+ * handler serves as 0.3. Clients that know both shapes, such as the official SDK, see
+ * `supportedInterfaces` and pick 1.0.
+ */
+export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<string, unknown> {
+  return {
+    ...toAgentCardV1(card, options),
+    protocolVersion: '0.3.0',
+    url: jsonRpcUrl(options),
+    preferredTransport: 'JSONRPC',
+    // 0.3's name for 1.0's `capabilities.extendedAgentCard`.
+    supportsAuthenticatedExtendedCard: false,
+  };
+}
+
+function jsonRpcUrl(options: CardOptions): string {
+  return `${options.baseUrl}${JSONRPC_PATH}`;
 }

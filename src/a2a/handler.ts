@@ -1,13 +1,14 @@
 // The A2A transport handler: routes a request to the agent card or to JSON-RPC, reads the
-// JSON-RPC envelope, picks the protocol version, and turns results, streams and errors into
-// responses. No framework, no sockets: adapters in serve/ connect it to the network.
+// JSON-RPC envelope, picks the protocol version (1.0 or 0.3), and turns results, streams and
+// errors into responses. No framework, no sockets: adapters in serve/ connect it to the network.
 
 import type { LiteCard } from '../card/types.js';
 import { ERROR_TABLE, LiteError, type ErrorCode } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
-import { JSONRPC_PATH, toAgentCardV1 } from './agent-card.js';
+import { JSONRPC_PATH, toHybridAgentCard } from './agent-card.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
-import { METHODS_V1, type MethodResult } from './jsonrpc-v1.js';
+import { METHODS_V03 } from './jsonrpc-v03.js';
+import { METHODS_V1, type Method, type MethodResult } from './jsonrpc-v1.js';
 
 export interface A2AHandlerOptions {
   agent: Agent;
@@ -18,6 +19,9 @@ export interface A2AHandlerOptions {
 }
 
 type Id = string | number | null;
+
+/** The two dialects spoken here; they differ in method names, bodies and error `data`. */
+type Version = '1.0' | '0.3';
 
 /** The ErrorInfo reason A2A 1.0 gives each error, where it has one. */
 const REASONS: Partial<Record<ErrorCode, string>> = {
@@ -33,6 +37,9 @@ const REASONS: Partial<Record<ErrorCode, string>> = {
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 const RPC_PATHS = new Set([JSONRPC_PATH, '/']);
+/** A2A-Version values served; a patch number is tolerated, as the spec asks. */
+const V1_HEADER = /^1\.0(\.\d+)?$/;
+const V03_HEADER = /^0\.3(\.\d+)?$/;
 
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const card = options.card ?? options.agent.card;
@@ -40,7 +47,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   return async (request) => {
     if (CARD_PATHS.has(request.path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
-      const agentCard = toAgentCardV1(card, { baseUrl: baseUrl(), streaming: true, pushNotifications: false });
+      // One card for every client: 0.3 readers find `url`, 1.0 readers `supportedInterfaces`.
+      const agentCard = toHybridAgentCard(card, { baseUrl: baseUrl(), streaming: true, pushNotifications: false });
       return json(200, agentCard, { 'cache-control': 'public, max-age=300' });
     }
     if (RPC_PATHS.has(request.path)) {
@@ -52,75 +60,92 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
 }
 
 async function jsonRpc(agent: Agent, request: HttpRequest): Promise<HttpResponse> {
+  const header = (request.headers['a2a-version'] ?? '').trim();
+  // Until the method is known, errors take the header's dialect (none at all means 0.3).
+  const early: Version = header === '' || V03_HEADER.test(header) ? '0.3' : '1.0';
   const type = request.headers['content-type'];
   if (type !== undefined && type !== '' && !/json/i.test(type)) {
-    return rpcResponse(null, failure(new LiteError('CONTENT_TYPE_NOT_SUPPORTED', `content type "${type}" is not JSON`)));
+    return rpcResponse(null, failure(early, new LiteError('CONTENT_TYPE_NOT_SUPPORTED', `content type "${type}" is not JSON`)));
   }
   let envelope: unknown;
   try {
     envelope = JSON.parse(request.body);
   } catch {
-    return rpcResponse(null, failure(new LiteError('INVALID_JSON', 'the request body is not valid JSON')));
+    return rpcResponse(null, failure(early, new LiteError('INVALID_JSON', 'the request body is not valid JSON')));
   }
-  if (Array.isArray(envelope)) return rpcResponse(null, failure(new LiteError('INVALID_REQUEST', 'batch requests are not supported')));
+  if (Array.isArray(envelope)) return rpcResponse(null, failure(early, new LiteError('INVALID_REQUEST', 'batch requests are not supported')));
   if (typeof envelope !== 'object' || envelope === null) {
-    return rpcResponse(null, failure(new LiteError('INVALID_REQUEST', 'a JSON-RPC request is an object')));
+    return rpcResponse(null, failure(early, new LiteError('INVALID_REQUEST', 'a JSON-RPC request is an object')));
   }
   const { jsonrpc, method, params, id: rawId } = envelope as Record<string, unknown>;
   const id: Id = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId)) ? rawId : null;
   if (rawId !== undefined && rawId !== null && id === null) {
-    return rpcResponse(null, failure(new LiteError('INVALID_REQUEST', 'id must be a string, a number or null')));
+    return rpcResponse(null, failure(early, new LiteError('INVALID_REQUEST', 'id must be a string, a number or null')));
   }
-  if (jsonrpc !== '2.0') return rpcResponse(id, failure(new LiteError('INVALID_REQUEST', 'jsonrpc must be "2.0"')));
-  if (typeof method !== 'string' || method === '') return rpcResponse(id, failure(new LiteError('INVALID_REQUEST', 'method must be a non-empty string')));
+  if (jsonrpc !== '2.0') return rpcResponse(id, failure(early, new LiteError('INVALID_REQUEST', 'jsonrpc must be "2.0"')));
+  if (typeof method !== 'string' || method === '') return rpcResponse(id, failure(early, new LiteError('INVALID_REQUEST', 'method must be a non-empty string')));
+  const version = versionOf(method, header);
   if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {
-    return rpcResponse(id, failure(new LiteError('INVALID_PARAMS', 'params must be an object')));
+    return rpcResponse(id, failure(version, new LiteError('INVALID_PARAMS', 'params must be an object')));
   }
 
   let outcome: MethodResult;
   try {
-    const handler = methodFor(method, request.headers['a2a-version']);
-    outcome = await handler(agent, (params ?? {}) as Record<string, unknown>);
+    outcome = await methodFor(method, header, version)(agent, (params ?? {}) as Record<string, unknown>);
   } catch (error) {
-    return rpcResponse(id, failure(error));
+    return rpcResponse(id, failure(version, error));
   }
   if ('result' in outcome) return json(200, { jsonrpc: '2.0', id, result: outcome.result });
-  return { status: 200, headers: { ...SSE_HEADERS }, events: sse(id, outcome.events, request.signal) };
+  return { status: 200, headers: { ...SSE_HEADERS }, events: sse(id, version, outcome.events, request.signal) };
 }
 
 /**
- * Chooses the method table by the A2A-Version header. A request without the header is 0.3
- * by the spec; one that names a 1.0 method is still served as 1.0, since 0.3 has no such name.
+ * The dialect of a request. A missing or empty A2A-Version means 0.3 by the spec, but a
+ * request without it that names a 1.0 method is served as 1.0, since 0.3 has no such name.
+ * A version we do not serve is refused in 1.0 terms: -32009 exists only there.
  */
-function methodFor(method: string, versionHeader: string | undefined) {
-  const version = (versionHeader ?? '').trim();
-  const v1 = METHODS_V1[method];
-  if (/^1\.0(\.\d+)?$/.test(version) || (version === '' && v1 !== undefined)) {
-    if (v1 === undefined || !Object.hasOwn(METHODS_V1, method)) throw new LiteError('METHOD_NOT_FOUND', `no method "${method}" in A2A 1.0`);
-    return v1;
-  }
-  if (version === '' || /^0\.3(\.\d+)?$/.test(version)) {
-    throw new LiteError('VERSION_NOT_SUPPORTED', `A2A 0.3 methods are not served yet; send A2A-Version: 1.0 (method "${method}")`);
-  }
-  throw new LiteError('VERSION_NOT_SUPPORTED', `A2A-Version ${JSON.stringify(version)} is not supported; this agent speaks 1.0`);
+function versionOf(method: string, header: string): Version {
+  if (header === '') return lookup(METHODS_V1, method) === undefined ? '0.3' : '1.0';
+  return V03_HEADER.test(header) ? '0.3' : '1.0';
 }
 
-async function* sse(id: Id, events: AsyncIterable<Record<string, unknown>>, signal: AbortSignal | undefined): AsyncIterable<string> {
+function methodFor(method: string, header: string, version: Version): Method {
+  if (header !== '' && !V1_HEADER.test(header) && !V03_HEADER.test(header)) {
+    throw new LiteError('VERSION_NOT_SUPPORTED', `A2A-Version ${JSON.stringify(header)} is not supported; this agent speaks 1.0 and 0.3`);
+  }
+  const found = lookup(version === '1.0' ? METHODS_V1 : METHODS_V03, method);
+  if (found === undefined) throw new LiteError('METHOD_NOT_FOUND', `no method "${method}" in A2A ${version}`);
+  return found;
+}
+
+/** Own keys only, so that `constructor` or `toString` are not taken for methods. */
+function lookup(table: Readonly<Record<string, Method>>, method: string): Method | undefined {
+  return Object.hasOwn(table, method) ? table[method] : undefined;
+}
+
+async function* sse(id: Id, version: Version, events: AsyncIterable<Record<string, unknown>>, signal: AbortSignal | undefined): AsyncIterable<string> {
   try {
     for await (const result of events) {
       if (signal?.aborted) return;
       yield sseEvent({ jsonrpc: '2.0', id, result });
     }
   } catch (error) {
-    yield `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(error) })}`;
+    yield `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) })}`;
   }
 }
 
-function failure(error: unknown): Record<string, unknown> {
+/**
+ * A JSON-RPC error object. 1.0 puts an ErrorInfo array in `data`; 0.3 leaves `data` free-form
+ * and defines nothing for it, so a 0.3 error has none: a 0.3 client would take the 1.0 array for
+ * its own `data`, and the official SDK's 0.3 server sends none either.
+ */
+function failure(version: Version, error: unknown): Record<string, unknown> {
   const lite = error instanceof LiteError ? error : new LiteError('INTERNAL', 'internal error');
   const body: Record<string, unknown> = { code: ERROR_TABLE[lite.code].rpc, message: lite.message };
   const reason = REASONS[lite.code];
-  if (reason !== undefined) body.data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }];
+  if (version === '1.0' && reason !== undefined) {
+    body.data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }];
+  }
   return body;
 }
 

@@ -12,7 +12,8 @@ type Json = Record<string, unknown>;
 /** A method's outcome: a result object, or events to send over SSE. */
 export type MethodResult = { result: unknown } | { events: AsyncIterable<Json> };
 
-type Method = (agent: Agent, params: Json) => Promise<MethodResult>;
+/** One JSON-RPC method: reads its params, calls the agent. Shared by the 1.0 and 0.3 tables. */
+export type Method = (agent: Agent, params: Json) => Promise<MethodResult>;
 
 export const METHODS_V1: Readonly<Record<string, Method>> = {
   async SendMessage(agent, params) {
@@ -100,13 +101,15 @@ function sendParams(params: Json): { message: ReturnType<typeof messageFromV1>; 
   return { message, configuration: configuration === undefined || configuration === null ? {} : asObject(configuration, 'params.configuration') };
 }
 
-function requiredId(params: Json): string {
+/** The task id in `params.id`, which both versions name the same way. */
+export function requiredId(params: Json): string {
   const id = optionalString(params, 'params.id', 'id');
   if (!id) throw invalid('params.id is required');
   return id;
 }
 
-function noPush(): LiteError {
+/** The refusal of every push-config method: this agent sends no push notifications. */
+export function noPush(): LiteError {
   return new LiteError('PUSH_NOT_SUPPORTED', 'this agent does not send push notifications');
 }
 

@@ -1,9 +1,10 @@
 // Where a serving agent keeps its tasks: the TaskStore contract, and the in-memory store for
 // throwaway runs. SQLite (the default for `serve`) implements the same contract.
 
+import { randomUUID } from 'node:crypto';
 import { LiteError } from '../errors.js';
-import type { TaskState } from '../protocol/states.js';
-import { cloneTask, type Task } from '../runtime/task-model.js';
+import { isTerminal, type TaskState } from '../protocol/states.js';
+import { cloneTask, type Task, type TaskMessage } from '../runtime/task-model.js';
 
 export interface TaskQuery {
   contextId?: string;
@@ -30,7 +31,18 @@ export interface TaskStore {
   get(id: string): Promise<Task | undefined>;
   /** Newest status first, paged by an opaque cursor. */
   list(query?: TaskQuery): Promise<TaskPage>;
+  /**
+   * Marks every task that has not ended as `failed`, with `reason` as the agent's status
+   * message, and returns those tasks. Called once at start-up: whatever was running when the
+   * process died will never finish, and must not be reported `working` forever.
+   */
+  recoverInterrupted(reason: string): Promise<Task[]>;
   close(): Promise<void>;
+}
+
+export interface TaskStoreOptions {
+  /** The clock for timestamps the store writes itself; tests pass a fixed one. */
+  now?: () => Date;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -39,6 +51,11 @@ export const MAX_PAGE_SIZE = 100;
 /** Keeps tasks in a Map; gone when the process ends. */
 export class MemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Task>();
+  private readonly now: () => Date;
+
+  constructor(options: TaskStoreOptions = {}) {
+    this.now = options.now ?? (() => new Date());
+  }
 
   async save(task: Task): Promise<void> {
     this.tasks.set(task.id, cloneTask(task));
@@ -54,9 +71,37 @@ export class MemoryTaskStore implements TaskStore {
     return page(matching, query);
   }
 
+  async recoverInterrupted(reason: string): Promise<Task[]> {
+    const timestamp = this.now().toISOString();
+    const failed = [...this.tasks.values()]
+      .filter((t) => !isTerminal(t.status.state))
+      .map((t) => failInterrupted(t, reason, timestamp))
+      .sort(newestFirst);
+    for (const task of failed) this.tasks.set(task.id, task);
+    return failed.map(cloneTask);
+  }
+
   async close(): Promise<void> {
     this.tasks.clear();
   }
+}
+
+/**
+ * A copy of `task`, failed at `timestamp` with `reason` as the agent's status message; the
+ * message joins the history too, as every status message the runtime sends does.
+ */
+export function failInterrupted(task: Task, reason: string, timestamp: string): Task {
+  const failed = cloneTask(task);
+  const message: TaskMessage = {
+    messageId: randomUUID(),
+    role: 'agent',
+    parts: [{ kind: 'text', text: reason }],
+    taskId: task.id,
+    contextId: task.contextId,
+  };
+  failed.status = { state: 'failed', message, timestamp };
+  failed.history.push(message);
+  return failed;
 }
 
 function matches(task: Task, query: TaskQuery): boolean {
@@ -95,11 +140,16 @@ export function pageSizeOf(requested: number | undefined): number {
   return requested;
 }
 
-function encodeCursor(timestamp: string, id: string): string {
+/**
+ * The page token naming the last task of a page. Every store hands out the same tokens, so a
+ * token means "the tasks after this one in newest-first order" whichever store made it.
+ */
+export function encodeCursor(timestamp: string, id: string): string {
   return Buffer.from(JSON.stringify([timestamp, id])).toString('base64url');
 }
 
-function decodeCursor(token: string): { timestamp: string; id: string } {
+/** The task position a page token names; INVALID_PARAMS for a token no store made. */
+export function decodeCursor(token: string): { timestamp: string; id: string } {
   try {
     const [timestamp, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
     if (typeof timestamp === 'string' && typeof id === 'string') return { timestamp, id };

@@ -5,7 +5,7 @@ import { tempHome } from '../fixtures/home.js';
 import { cli } from './run-cli.js';
 
 const COMMANDS: string[][] = [
-  ['parse'], ['format'], ['validate'], ['demo'],
+  ['parse'], ['format'], ['validate'], ['serve'], ['demo'],
   ['card', 'init'], ['card', 'validate'], ['card', 'show'],
   ['agents', 'add'], ['agents', 'list'], ['agents', 'show'], ['agents', 'remove'],
   ['tasks', 'new'], ['tasks', 'record'], ['tasks', 'list'], ['tasks', 'show'],
@@ -15,7 +15,7 @@ describe('the a2a-lite program', () => {
   it('lists its commands and exit codes', () => {
     const { code, stdout } = cli(['--help']);
     expect(code).toBe(0);
-    for (const name of ['parse', 'format', 'validate', 'card', 'agents', 'tasks', 'demo']) expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'));
+    for (const name of ['parse', 'format', 'validate', 'card', 'agents', 'tasks', 'serve', 'demo']) expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'));
     expect(stdout).toContain('exit codes:');
     expect(stdout).toMatch(/^ {2}5 {2}.*ILLEGAL_TRANSITION/m);
   });
@@ -34,7 +34,7 @@ describe('the a2a-lite program', () => {
   it('names an unknown command', () => {
     const { code, stderr } = cli(['fly']);
     expect(code).toBe(2);
-    expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, demo (see a2a-lite --help)\n');
+    expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, serve, demo (see a2a-lite --help)\n');
   });
 });
 

@@ -90,6 +90,34 @@ export function taskStoreContract(name: string, open: () => Promise<TaskStore> |
       );
     });
 
+    it('fails every unfinished task on recovery, with the reason, and leaves ended ones alone', async () => {
+      const s = await store();
+      const states = ['submitted', 'accepted', 'working', 'input-required', 'auth-required', 'completed', 'failed', 'cancelled', 'rejected'] as const;
+      for (const state of states) await s.save(makeTask({ id: state, state }));
+      const reason = 'the agent restarted while this task was running';
+
+      const recovered = await s.recoverInterrupted(reason);
+
+      expect(recovered.map((t) => t.id)).toEqual(['accepted', 'auth-required', 'input-required', 'submitted', 'working']);
+      for (const task of recovered) {
+        expect(await s.get(task.id)).toEqual(task);
+        expect(task.status.state).toBe('failed');
+        expect(Number.isNaN(Date.parse(task.status.timestamp))).toBe(false);
+        expect(task.status.message).toEqual({
+          messageId: expect.any(String),
+          role: 'agent',
+          parts: [{ kind: 'text', text: reason }],
+          taskId: task.id,
+          contextId: 'c-1',
+        });
+        expect(task.history).toEqual([makeTask().history[0], task.status.message]);
+      }
+      for (const state of ['completed', 'failed', 'cancelled', 'rejected'] as const) {
+        expect(await s.get(state)).toEqual(makeTask({ id: state, state }));
+      }
+      expect(await s.recoverInterrupted(reason)).toEqual([]);
+    });
+
     it.each([[0.5], [-1], [101]])('refuses pageSize %s', async (pageSize) => {
       await expect((await store()).list({ pageSize })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     });

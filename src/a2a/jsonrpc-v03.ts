@@ -1,0 +1,92 @@
+// The A2A 0.3 JSON-RPC methods (slash names, `kind` bodies), for peers older than 1.0. Each reads
+// its params, calls the same agent as the 1.0 table, and returns a bare 0.3 object or SSE events.
+
+import { LiteError } from '../errors.js';
+import type { TaskEvent, TaskMessage } from '../runtime/task-model.js';
+import { noPush, requiredId, type Method } from './jsonrpc-v1.js';
+import { eventToV03, isFinalV03, messageFromV03, statusUpdateToV03, taskToV03 } from './wire-v03.js';
+import { asObject, field, invalid, optionalInteger } from './wire-v1.js';
+
+type Json = Record<string, unknown>;
+
+/** The 0.3 table. 0.3 has no `tasks/list` over JSON-RPC, so it is absent and gets METHOD_NOT_FOUND. */
+export const METHODS_V03: Readonly<Record<string, Method>> = {
+  async 'message/send'(agent, params) {
+    const { message, configuration } = sendParams(params);
+    const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength');
+    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration) });
+    return { result: taskToV03(task, historyLength) };
+  },
+
+  async 'message/stream'(agent, params) {
+    const { message } = sendParams(params);
+    return { events: mapEvents(await agent.stream(message)) };
+  },
+
+  async 'tasks/get'(agent, params) {
+    const id = requiredId(params);
+    const historyLength = optionalInteger(params, 'params.historyLength', 'historyLength');
+    return { result: taskToV03(await agent.getTask(id), historyLength) };
+  },
+
+  async 'tasks/cancel'(agent, params) {
+    return { result: taskToV03(await agent.cancel(requiredId(params))) };
+  },
+
+  async 'tasks/resubscribe'(agent, params) {
+    return { events: mapEvents(await agent.subscribe(requiredId(params))) };
+  },
+
+  async 'tasks/pushNotificationConfig/set'() {
+    throw noPush();
+  },
+  async 'tasks/pushNotificationConfig/get'() {
+    throw noPush();
+  },
+  async 'tasks/pushNotificationConfig/list'() {
+    throw noPush();
+  },
+  async 'tasks/pushNotificationConfig/delete'() {
+    throw noPush();
+  },
+
+  async 'agent/getAuthenticatedExtendedCard'() {
+    throw new LiteError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card; its card is public');
+  },
+};
+
+function sendParams(params: Json): { message: TaskMessage; configuration: Json } {
+  const raw = field(params, 'message');
+  if (raw === undefined) throw invalid('params.message is required');
+  const message = messageFromV03(raw, 'params.message');
+  if (message.role !== 'user') throw invalid('params.message.role must be "user"');
+  const configuration = field(params, 'configuration');
+  return { message, configuration: configuration === undefined || configuration === null ? {} : asObject(configuration, 'params.configuration') };
+}
+
+/**
+ * `configuration.blocking`, true when left out. 0.3 gives no default; waiting is what 1.0 does
+ * by default and what a caller without the flag most likely expects.
+ */
+function blockingOf(configuration: Json): boolean {
+  const blocking = field(configuration, 'blocking');
+  if (blocking === undefined || blocking === null) return true;
+  if (typeof blocking !== 'boolean') throw invalid('params.configuration.blocking must be true or false');
+  return blocking;
+}
+
+/**
+ * The agent's events as 0.3 objects. A stream that closes on a task snapshot alone (a task that
+ * was already waiting for input, or refused at once) gets a closing status update too, so that
+ * every 0.3 stream ends with `final: true`.
+ */
+async function* mapEvents(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
+  let last: TaskEvent | undefined;
+  for await (const event of events) {
+    last = event;
+    yield eventToV03(event);
+  }
+  if (last?.kind === 'task' && isFinalV03(last.task.status.state)) {
+    yield statusUpdateToV03(last.task.id, last.task.contextId, last.task.status);
+  }
+}

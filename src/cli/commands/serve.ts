@@ -1,0 +1,110 @@
+// `a2a-lite serve`: this agent as a standard A2A server. Each task runs the --exec program;
+// tasks are kept in SQLite (or memory); SIGTERM or Ctrl-C stops it cleanly.
+
+import { join } from 'node:path';
+import { createA2AHandler } from '../../a2a/handler.js';
+import { JSONRPC_PATH } from '../../a2a/agent-card.js';
+import type { LiteCard } from '../../card/types.js';
+import { assertCard } from '../../card/validate.js';
+import { LiteError } from '../../errors.js';
+import { createAgent } from '../../runtime/agent.js';
+import { execHandler } from '../../serve/exec-handler.js';
+import { listen } from '../../serve/node-http.js';
+import { MemoryTaskStore, type TaskStore } from '../../store/task-store.js';
+import { atMost, parseOptions, required } from '../args.js';
+import type { Command, Context } from '../context.js';
+import { parseJson, readInput } from '../input.js';
+import { printLine } from '../output.js';
+import { openStores } from '../stores.js';
+import { loadOwnCard } from './card.js';
+
+export const command: Command = {
+  usage: 'a2a-lite serve --exec CMD [--card FILE] [--port N] [--host H] [--store sqlite|memory] [options]',
+  help: `Serves this agent over Google's A2A protocol (1.0 JSON-RPC with streaming). Every new task
+runs CMD in the task's own folder (<home>/work/<task id>/): the conversation arrives on stdin
+as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] lines for progress,
+[A2A:status … state=input-required] to ask a question, [A2A:result …] with [附件: file]
+lines for the result, or plain text with exit 0. A non-zero exit fails the task.
+
+options:
+  --exec CMD              the program to run for each task (a shell command)
+  --card FILE             the card to serve (default: the home's agent-card.json)
+  --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port)
+  --base-url URL          the address clients use, when it differs (behind a proxy)
+  --store sqlite|memory   keep tasks in <home>/a2a-lite.db (default) or only in memory
+  --timeout SECONDS       stop a program that runs longer (default 600)
+  --max-body BYTES        refuse larger requests with 413 (default 4194304)
+
+example:
+  a2a-lite serve --exec "python3 agent.py" --port 7331`,
+  async run(args, context) {
+    const { values, positionals } = parseOptions('serve', args, {
+      exec: { type: 'string' },
+      card: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'base-url': { type: 'string' },
+      store: { type: 'string' },
+      timeout: { type: 'string' },
+      'max-body': { type: 'string' },
+    });
+    atMost('serve', positionals, 0);
+    const commandLine = required('serve', values.exec, '--exec CMD');
+    const port = wholeNumber('--port', values.port ?? '7331', 65535);
+    const timeoutSeconds = wholeNumber('--timeout', values.timeout ?? '600', 86_400);
+    const maxBodyBytes = wholeNumber('--max-body', values['max-body'] ?? String(4 * 1024 * 1024), 1024 * 1024 * 1024);
+    const storeKind = values.store ?? 'sqlite';
+    if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
+
+    const card = values.card === undefined ? loadOwnCard(values, context) : await cardFrom(values.card, context);
+    const { home, paths } = openStores(values, context);
+    const store = await openStore(storeKind, paths.database);
+    // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
+    const recovered = await store.recoverInterrupted('the server stopped before this task ended');
+    const agent = createAgent({
+      card,
+      store,
+      onTask: execHandler({ command: commandLine, workRoot: join(home.dir, 'work'), timeoutMs: timeoutSeconds * 1000 }),
+    });
+    let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
+    const server = await listen(createA2AHandler({ agent, baseUrl: () => baseUrl }), { port, host: values.host ?? '127.0.0.1', maxBodyBytes });
+    if (baseUrl === '') baseUrl = server.url;
+
+    const where = { url: baseUrl, card: `${baseUrl}/.well-known/agent-card.json`, jsonrpc: `${baseUrl}${JSONRPC_PATH}`, store: storeKind === 'sqlite' ? paths.database : 'memory' };
+    // One line of JSON: a supervisor reading a long-running server's output wants lines.
+    if (values.json) printLine(context, JSON.stringify({ serving: card.agent.id, ...where }));
+    else {
+      printLine(context, `serving ${card.agent.name} (${card.agent.id}) on ${where.url}`);
+      printLine(context, `  agent card: ${where.card}`);
+      printLine(context, `  JSON-RPC:   ${where.jsonrpc}`);
+      printLine(context, `  tasks:      ${where.store}`);
+      if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);
+    }
+
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+      process.once('SIGINT', () => resolve('SIGINT'));
+    });
+    // Stop taking requests, end what is running, then close the database.
+    const closing = server.close();
+    await agent.shutdown('the server is shutting down');
+    await closing;
+    if (!values.json) printLine(context, `stopped (${signal})`);
+    return 0;
+  },
+};
+
+async function cardFrom(path: string, context: Context): Promise<LiteCard> {
+  return assertCard(parseJson(await readInput(context, path, 'serve --card'), path), path);
+}
+
+async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore> {
+  if (kind === 'memory') return new MemoryTaskStore();
+  const { openSqliteTaskStore } = await import('../../store/sqlite-task-store.js');
+  return openSqliteTaskStore(path);
+}
+
+function wholeNumber(option: string, value: string, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) > max) throw new LiteError('USAGE', `serve: ${option} is a whole number up to ${max}`);
+  return Number(value);
+}

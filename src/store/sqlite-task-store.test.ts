@@ -1,0 +1,220 @@
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { makeTask, taskStoreContract } from '../../test/contracts/task-store.js';
+import { tempHome } from '../../test/fixtures/home.js';
+import type { Task } from '../runtime/task-model.js';
+import { openSqliteTaskStore, type SqliteTaskStore } from './sqlite-task-store.js';
+import { MemoryTaskStore, type TaskQuery } from './task-store.js';
+
+taskStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
+
+const at = (time: string) => () => new Date(`2026-11-22T${time}Z`);
+
+const opened: SqliteTaskStore[] = [];
+async function open(path: string, now?: () => Date): Promise<SqliteTaskStore> {
+  const store = await openSqliteTaskStore(path, now ? { now } : {});
+  opened.push(store);
+  return store;
+}
+afterEach(async () => {
+  while (opened.length > 0) await opened.pop()?.close();
+});
+
+describe('SqliteTaskStore on disk', () => {
+  it('keeps history, artifacts and metadata across close and reopen', async () => {
+    const path = join(tempHome('sqlite'), 'nested', 'tasks.db');
+    const task = makeTask({
+      state: 'completed',
+      history: [
+        { messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: '帮我调研' }], contextId: 'c-1' },
+        { messageId: 'm-2', role: 'agent', parts: [{ kind: 'data', data: { rows: [1, 2, 3] } }], taskId: 't-1' },
+      ],
+      artifacts: [
+        {
+          artifactId: 'report',
+          name: 'report.pdf',
+          parts: [{ kind: 'file', name: 'r.pdf', mediaType: 'application/pdf', bytes: Buffer.from('%PDF-1.7\n\0\xff').toString('base64') }],
+          metadata: { pages: 1 },
+        },
+      ],
+      metadata: { requester: 'alice', tags: ['x', 'y'], nested: { ok: true, none: null } },
+    });
+    await (await open(path)).save(task);
+    await opened.pop()?.close();
+
+    const reopened = await open(path);
+    expect(await reopened.get('t-1')).toEqual(task);
+    expect((await reopened.list()).tasks).toEqual([task]);
+  });
+
+  it('fails what was running before a restart, for good, and leaves ended tasks alone', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const before = await open(path, at('08:00:00.000'));
+    for (const state of ['working', 'submitted', 'input-required', 'completed', 'cancelled'] as const) {
+      await before.save(makeTask({ id: state, state }));
+    }
+    await opened.pop()?.close();
+
+    const after = await open(path, at('09:30:00.000'));
+    const recovered = await after.recoverInterrupted('the agent restarted');
+    expect(recovered.map((t) => [t.id, t.status.state, t.status.timestamp])).toEqual([
+      ['input-required', 'failed', '2026-11-22T09:30:00.000Z'],
+      ['submitted', 'failed', '2026-11-22T09:30:00.000Z'],
+      ['working', 'failed', '2026-11-22T09:30:00.000Z'],
+    ]);
+    await opened.pop()?.close();
+
+    const third = await open(path);
+    const working = await third.get('working');
+    expect(working?.status.message?.parts).toEqual([{ kind: 'text', text: 'the agent restarted' }]);
+    expect(working?.history.at(-1)).toEqual(working?.status.message);
+    expect((await third.list({ state: 'failed' })).tasks.map((t) => t.id)).toEqual(['input-required', 'submitted', 'working']);
+    expect(await third.get('completed')).toEqual(makeTask({ id: 'completed', state: 'completed' }));
+    expect(await third.get('cancelled')).toEqual(makeTask({ id: 'cancelled', state: 'cancelled' }));
+  });
+
+  it('leaves a sound WAL database at the current schema version', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const store = await open(path);
+    for (let i = 0; i < 200; i += 1) {
+      await store.save(makeTask({ id: `t-${i}`, contextId: `c-${i % 7}`, at: `2026-11-21T08:${String(i % 60).padStart(2, '0')}:00.000Z` }));
+    }
+    await store.recoverInterrupted('restart');
+    await opened.pop()?.close();
+
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(200);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('lets a second connection read what the first wrote', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const serving = await open(path);
+    const reading = await open(path);
+    await serving.save(makeTask());
+    expect(await reading.get('t-1')).toEqual(makeTask());
+  });
+
+  it('round-trips hostile values exactly', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    let deep: Record<string, unknown> = { bottom: 'end\u0000here' };
+    for (let depth = 0; depth < 50; depth += 1) deep = { [`level-${depth}`]: deep, list: [depth, -0.5, 1e300, null] };
+    const weird = 'NUL\u0000 emoji 😀 rtl עברית combining é zero-width\u200b lone \ud800 bom \ufeff quote "\' back\\slash';
+    const task = makeTask({
+      id: `id ${weird}`,
+      contextId: `ctx ${weird}`,
+      history: [{ messageId: weird, role: 'user', parts: [{ kind: 'text', text: 'x'.repeat(1024 * 1024) + weird }] }],
+      artifacts: [{ artifactId: 'a\u0000b', parts: [{ kind: 'data', data: [weird, { [weird]: weird }] }] }],
+      metadata: { deep, [weird]: weird },
+    });
+    await (await open(path)).save(task);
+    await opened.pop()?.close();
+
+    const store = await open(path);
+    expect(await store.get(task.id)).toEqual(task);
+    expect((await store.list({ contextId: task.contextId })).tasks).toEqual([task]);
+    expect(await store.get('id NUL')).toBeUndefined();
+  });
+
+  it('keeps ids apart that only differ in a lone surrogate or after a NUL', async () => {
+    const store = await open(join(tempHome('sqlite'), 'tasks.db'));
+    const ids = ['\ud800', '\ud801', '\ufffd', 'a\u0000b', 'a\u0000c', 'a'];
+    for (const id of ids) await store.save(makeTask({ id }));
+    for (const id of ids) expect((await store.get(id))?.id).toBe(id);
+    expect((await store.list()).totalSize).toBe(ids.length);
+  });
+
+  it('lists exactly as the memory store does: same pages, same tokens', async () => {
+    // Characters where UTF-8 byte order and JavaScript's UTF-16 order disagree, and a NUL.
+    const char = fc.constantFrom('a', 'b', 'Z', '0', '\u0000', 'é', '\ue000', '\uffff', '😀', '\ud800', '\udc00');
+    const text = fc.string({ unit: char, minLength: 1, maxLength: 3 });
+    const state = fc.constantFrom('working' as const, 'completed' as const, 'input-required' as const);
+    const spec = fc.record({ id: text, contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, at: text });
+    const query = fc.record(
+      { contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, updatedAfter: text, pageSize: fc.integer({ min: 1, max: 5 }) },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(spec, { maxLength: 25 }), query, async (specs, q) => {
+        const memory = new MemoryTaskStore();
+        const sqlite = await openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db'));
+        try {
+          for (const s of specs) {
+            const task: Task = makeTask(s);
+            await memory.save(task);
+            await sqlite.save(task);
+          }
+          let pageToken = '';
+          for (let pages = 0; pages <= specs.length; pages += 1) {
+            const request: TaskQuery = { ...q, pageToken };
+            const [expected, actual] = [await memory.list(request), await sqlite.list(request)];
+            expect(actual).toEqual(expected);
+            pageToken = actual.nextPageToken;
+            if (pageToken === '') break;
+          }
+        } finally {
+          await sqlite.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('openSqliteTaskStore refuses', () => {
+  it('a folder, by name', async () => {
+    const home = tempHome('sqlite');
+    await expect(openSqliteTaskStore(home)).rejects.toMatchObject({
+      code: 'IO_ERROR',
+      message: `the task store "${home}" is a folder; give the path of a file`,
+    });
+  });
+
+  it('a file that is not a database', async () => {
+    const path = join(tempHome('sqlite'), 'notes.txt');
+    writeFileSync(path, 'not a database, just words. '.repeat(200));
+    await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
+      code: 'LEDGER_CORRUPT',
+      message: expect.stringContaining('file is not a database'),
+      details: { path, sqlite: 'SQLITE_NOTADB' },
+    });
+  });
+
+  it('a store written by a newer schema', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
+      code: 'LEDGER_CORRUPT',
+      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (1)'),
+    });
+  });
+
+  it('to start without the native module, and says what to do instead', async () => {
+    // What an install with --ignore-scripts leaves: the JavaScript is there, the addon is not.
+    vi.doMock('better-sqlite3', () => ({
+      default: function Database() {
+        throw new Error('Could not locate the bindings file.');
+      },
+    }));
+    try {
+      await expect(openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db'))).rejects.toMatchObject({
+        code: 'IO_ERROR',
+        message: expect.stringMatching(/better-sqlite3.*--store memory.*without --ignore-scripts/),
+        details: { reason: 'Could not locate the bindings file.' },
+      });
+    } finally {
+      vi.doUnmock('better-sqlite3');
+    }
+  });
+});

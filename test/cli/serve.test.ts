@@ -1,0 +1,82 @@
+// `a2a-lite serve` as a real process on 127.0.0.1: it answers A2A requests and stops cleanly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempHome } from '../fixtures/home.js';
+import { BIN, cli } from './run-cli.js';
+
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGKILL');
+});
+
+/** Starts serve on a free port and resolves with its first JSON line of output. */
+async function startServe(home: string, exec: string, store = 'memory'): Promise<{ child: ChildProcess; info: Record<string, string>; output: () => string }> {
+  cli(['card', 'init', '--id', 'jiajia', '--name', '佳佳', '--skill', 'research:调研助手:收集资料'], { home });
+  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0', '--store', store, '--exec', exec, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let output = '';
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => (output += chunk));
+  for (let waited = 0; !output.includes('\n') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  return { child, info: JSON.parse(output.split('\n')[0] as string), output: () => output };
+}
+
+const rpc = (url: string, method: string, params: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  }).then((r) => r.json() as Promise<{ result?: { task: { status: { state: string }; artifacts?: { parts: { text?: string }[] }[] } }; error?: unknown }>);
+
+describe('a2a-lite serve', () => {
+  it('serves the card and runs each task through the program', async () => {
+    const { info } = await startServe(tempHome(), 'read -r header; cat > /dev/null; echo "hello from the program"');
+    const card = (await (await fetch(info.card as string)).json()) as { name: string; supportedInterfaces: { url: string }[] };
+    expect(card.name).toBe('佳佳');
+    expect(card.supportedInterfaces[0]?.url).toBe(info.jsonrpc);
+    const answer = await rpc(info.jsonrpc as string, 'SendMessage', { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+    expect(answer.result?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answer.result?.task.artifacts?.[0]?.parts[0]?.text).toBe('hello from the program');
+  });
+
+  it('stops on SIGTERM, failing the task still running', async () => {
+    const { child, info } = await startServe(tempHome(), 'sleep 30');
+    const sent = await rpc(info.jsonrpc as string, 'SendMessage', {
+      message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'slow' }] },
+      configuration: { returnImmediately: true },
+    });
+    expect(sent.result?.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('refuses a missing --exec and a bad port with usage errors', () => {
+    const home = tempHome();
+    expect(cli(['serve', '--home', home])).toMatchObject({ code: 2 });
+    expect(cli(['serve', '--home', home, '--exec', 'true', '--port', '99999']).stderr).toContain('--port is a whole number up to 65535');
+  });
+});
+
+describe('a2a-lite serve with SQLite', () => {
+  it('keeps tasks across a restart and fails the ones a killed server left running', async () => {
+    const home = tempHome();
+    const first = await startServe(home, 'case "$(cat)" in *slow*) sleep 30;; *) echo done;; esac', 'sqlite');
+    const url = first.info.jsonrpc as string;
+    const done = await rpc(url, 'SendMessage', { message: { messageId: 'a', role: 'ROLE_USER', parts: [{ text: 'quick' }] } });
+    const slow = await rpc(url, 'SendMessage', { message: { messageId: 'b', role: 'ROLE_USER', parts: [{ text: 'slow' }] }, configuration: { returnImmediately: true } });
+    first.child.kill('SIGKILL');
+    await once(first.child, 'exit');
+
+    const second = await startServe(home, 'echo again', 'sqlite');
+    const url2 = second.info.jsonrpc as string;
+    const doneId = (done.result?.task as unknown as { id: string }).id;
+    const slowId = (slow.result?.task as unknown as { id: string }).id;
+    const kept = (await rpc(url2, 'GetTask', { id: doneId })) as unknown as { result: { status: { state: string } } };
+    expect(kept.result.status.state).toBe('TASK_STATE_COMPLETED');
+    const failed = (await rpc(url2, 'GetTask', { id: slowId })) as unknown as { result: { status: { state: string; message: { parts: { text: string }[] } } } };
+    expect(failed.result.status.state).toBe('TASK_STATE_FAILED');
+    expect(failed.result.status.message.parts[0]?.text).toBe('the server stopped before this task ended');
+  });
+});
