@@ -23,6 +23,8 @@ export const ERROR_TABLE = {
   CARD_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: "This agent's own card does not exist yet." },
   AGENT_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'No cached card for that agent id.' },
   TASK_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'No task with that id in the ledger.' },
+  // A2A has no code of its own for this; the spec and the official SDK answer -32001 too.
+  PUSH_CONFIG_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'The task has no push notification config with that id.' },
   FILE_NOT_FOUND: { exit: 4, rpc: -32602, http: 404, summary: 'A file named on the command line does not exist.' },
   // Requests that contradict what is already stored.
   CARD_EXISTS: { exit: 5, rpc: -32600, http: 409, summary: 'A card is already there; pass --force to replace it.' },
@@ -37,7 +39,8 @@ export const ERROR_TABLE = {
   TASK_TERMINAL: {
     exit: 5,
     rpc: -32002,
-    http: 409,
+    // A2A 1.0.1 moved TaskNotCancelable from 409 to 400 (spec §5.4).
+    http: 400,
     summary: 'The task has already ended; it takes no more updates or cancels.',
   },
   ROLE_MISMATCH: {
@@ -54,6 +57,12 @@ export const ERROR_TABLE = {
     http: 400,
     summary: 'A card carries something that looks like a credential; it is not written.',
   },
+  WEBHOOK_REFUSED: {
+    exit: 6,
+    rpc: -32602,
+    http: 400,
+    summary: 'A push notification URL leads to a loopback, private, link-local or reserved address.',
+  },
   // Requests an A2A peer made that this agent will not serve.
   INVALID_REQUEST: { exit: 3, rpc: -32600, http: 400, summary: 'A JSON-RPC request is not a valid request object.' },
   METHOD_NOT_FOUND: { exit: 9, rpc: -32601, http: 404, summary: 'No such JSON-RPC method or REST path.' },
@@ -65,7 +74,8 @@ export const ERROR_TABLE = {
     summary: 'The operation is not possible on this task now (e.g. a message to an ended task).',
   },
   PUSH_NOT_SUPPORTED: { exit: 9, rpc: -32003, http: 400, summary: 'This agent does not send push notifications.' },
-  CONTENT_TYPE_NOT_SUPPORTED: { exit: 9, rpc: -32005, http: 415, summary: 'The request body has a content type this agent does not read.' },
+  // 400, not 415: A2A 1.0.1 maps ContentTypeNotSupported to 400 (spec §5.4).
+  CONTENT_TYPE_NOT_SUPPORTED: { exit: 9, rpc: -32005, http: 400, summary: 'The request body has a content type this agent does not read.' },
   VERSION_NOT_SUPPORTED: { exit: 9, rpc: -32009, http: 400, summary: 'The A2A-Version asked for is not served here.' },
   EXTENDED_CARD_NOT_CONFIGURED: { exit: 9, rpc: -32007, http: 400, summary: 'This agent has no extended card.' },
   // The environment failed us.

@@ -25,7 +25,11 @@ export interface CardOptions {
 /** The JSON-RPC endpoint under the base URL; REST paths hang off the base URL itself. */
 export const JSONRPC_PATH = '/jsonrpc';
 
-/** The card in A2A 1.0 shape. The JSON-RPC endpoint is listed once per version it speaks, 1.0 first. */
+/**
+ * The card in A2A 1.0 shape. Interfaces in order of preference: JSON-RPC 1.0, REST 1.0 (at the
+ * base URL), then JSON-RPC 0.3. REST comes after JSON-RPC so that clients taking the first entry
+ * they support keep to JSON-RPC, as before REST was served.
+ */
 export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<string, unknown> {
   const modes = (list: readonly Mode[] | undefined) => [...new Set((list ?? ['text']).map((m) => MEDIA_TYPES[m]))];
   const allInputs: Mode[] = card.skills.flatMap((s) => s.inputModes ?? ['text']);
@@ -38,6 +42,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
     description: card.description ?? `${card.agent.name}, an A2A-Lite agent`,
     supportedInterfaces: [
       { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: options.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     version: card.agent.version ?? '1.0.0',

@@ -1,14 +1,17 @@
-// The A2A transport handler: routes a request to the agent card or to JSON-RPC, reads the
-// JSON-RPC envelope, picks the protocol version (1.0 or 0.3), and turns results, streams and
-// errors into responses. No framework, no sockets: adapters in serve/ connect it to the network.
+// The A2A transport handler: routes a request to the agent card, to JSON-RPC or to the 1.0 REST
+// routes (rest-v1.ts); reads the JSON-RPC envelope, picks its version (1.0 or 0.3), and turns
+// results, streams and errors into responses. No framework, no sockets: see serve/ for those.
 
 import type { LiteCard } from '../card/types.js';
-import { ERROR_TABLE, LiteError, type ErrorCode } from '../errors.js';
+import { ERROR_TABLE, LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
 import { JSONRPC_PATH, toHybridAgentCard } from './agent-card.js';
+import { errorInfoOf } from './error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
-import { METHODS_V1, type Method, type MethodResult } from './jsonrpc-v1.js';
+import { METHODS_V1, type Method, type MethodContext, type MethodResult } from './jsonrpc-v1.js';
+import type { PushConfigService } from './push-config.js';
+import { restV1 } from './rest-v1.js';
 
 export interface A2AHandlerOptions {
   agent: Agent;
@@ -16,24 +19,14 @@ export interface A2AHandlerOptions {
   card?: LiteCard;
   /** Where clients reach this server, e.g. `http://127.0.0.1:7331`; read per request. */
   baseUrl: string | (() => string);
+  /** Push notification configs (a started push sender); without it, push is off and the card says so. */
+  push?: PushConfigService;
 }
 
 type Id = string | number | null;
 
 /** The two dialects spoken here; they differ in method names, bodies and error `data`. */
 type Version = '1.0' | '0.3';
-
-/** The ErrorInfo reason A2A 1.0 gives each error, where it has one. */
-const REASONS: Partial<Record<ErrorCode, string>> = {
-  TASK_NOT_FOUND: 'TASK_NOT_FOUND',
-  TASK_TERMINAL: 'TASK_NOT_CANCELABLE',
-  PUSH_NOT_SUPPORTED: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
-  UNSUPPORTED_OPERATION: 'UNSUPPORTED_OPERATION',
-  CONTENT_TYPE_NOT_SUPPORTED: 'CONTENT_TYPE_NOT_SUPPORTED',
-  EXTENDED_CARD_NOT_CONFIGURED: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
-  VERSION_NOT_SUPPORTED: 'VERSION_NOT_SUPPORTED',
-  INVALID_PARAMS: 'INVALID_PARAMS',
-};
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 const RPC_PATHS = new Set([JSONRPC_PATH, '/']);
@@ -48,18 +41,20 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     if (CARD_PATHS.has(request.path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
       // One card for every client: 0.3 readers find `url`, 1.0 readers `supportedInterfaces`.
-      const agentCard = toHybridAgentCard(card, { baseUrl: baseUrl(), streaming: true, pushNotifications: false });
+      const agentCard = toHybridAgentCard(card, { baseUrl: baseUrl(), streaming: true, pushNotifications: options.push !== undefined });
       return json(200, agentCard, { 'cache-control': 'public, max-age=300' });
     }
     if (RPC_PATHS.has(request.path)) {
       if (request.method !== 'POST') return methodNotAllowed('POST');
-      return jsonRpc(options.agent, request);
+      return jsonRpc(options.agent, request, options.push === undefined ? {} : { push: options.push });
     }
+    const rest = restV1(options.agent, request, options.push === undefined ? {} : { push: options.push });
+    if (rest !== undefined) return rest;
     return json(404, { error: { code: 404, status: 'NOT_FOUND', message: `no A2A endpoint at ${request.path}` } });
   };
 }
 
-async function jsonRpc(agent: Agent, request: HttpRequest): Promise<HttpResponse> {
+async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContext): Promise<HttpResponse> {
   const header = (request.headers['a2a-version'] ?? '').trim();
   // Until the method is known, errors take the header's dialect (none at all means 0.3).
   const early: Version = header === '' || V03_HEADER.test(header) ? '0.3' : '1.0';
@@ -91,7 +86,7 @@ async function jsonRpc(agent: Agent, request: HttpRequest): Promise<HttpResponse
 
   let outcome: MethodResult;
   try {
-    outcome = await methodFor(method, header, version)(agent, (params ?? {}) as Record<string, unknown>);
+    outcome = await methodFor(method, header, version)(agent, (params ?? {}) as Record<string, unknown>, context);
   } catch (error) {
     return rpcResponse(id, failure(version, error));
   }
@@ -142,10 +137,8 @@ async function* sse(id: Id, version: Version, events: AsyncIterable<Record<strin
 function failure(version: Version, error: unknown): Record<string, unknown> {
   const lite = error instanceof LiteError ? error : new LiteError('INTERNAL', 'internal error');
   const body: Record<string, unknown> = { code: ERROR_TABLE[lite.code].rpc, message: lite.message };
-  const reason = REASONS[lite.code];
-  if (version === '1.0' && reason !== undefined) {
-    body.data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }];
-  }
+  const details = errorInfoOf(lite.code);
+  if (version === '1.0' && details.length > 0) body.data = details;
   return body;
 }
 

@@ -3,7 +3,8 @@
 
 import { LiteError } from '../errors.js';
 import type { TaskEvent, TaskMessage } from '../runtime/task-model.js';
-import { noPush, requiredId, type Method } from './jsonrpc-v1.js';
+import { requiredId, type Method } from './jsonrpc-v1.js';
+import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
 import { eventToV03, isFinalV03, messageFromV03, statusUpdateToV03, taskToV03 } from './wire-v03.js';
 import { asObject, field, invalid, optionalInteger } from './wire-v1.js';
 
@@ -11,16 +12,16 @@ type Json = Record<string, unknown>;
 
 /** The 0.3 table. 0.3 has no `tasks/list` over JSON-RPC, so it is absent and gets METHOD_NOT_FOUND. */
 export const METHODS_V03: Readonly<Record<string, Method>> = {
-  async 'message/send'(agent, params) {
+  async 'message/send'(agent, params, context) {
     const { message, configuration } = sendParams(params);
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength');
-    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration) });
+    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), ...pushOnSendV03(configuration, context) });
     return { result: taskToV03(task, historyLength) };
   },
 
-  async 'message/stream'(agent, params) {
-    const { message } = sendParams(params);
-    return { events: mapEvents(await agent.stream(message)) };
+  async 'message/stream'(agent, params, context) {
+    const { message, configuration } = sendParams(params);
+    return { events: mapEvents(await agent.stream(message, pushOnSendV03(configuration, context))) };
   },
 
   async 'tasks/get'(agent, params) {
@@ -37,18 +38,7 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
     return { events: mapEvents(await agent.subscribe(requiredId(params))) };
   },
 
-  async 'tasks/pushNotificationConfig/set'() {
-    throw noPush();
-  },
-  async 'tasks/pushNotificationConfig/get'() {
-    throw noPush();
-  },
-  async 'tasks/pushNotificationConfig/list'() {
-    throw noPush();
-  },
-  async 'tasks/pushNotificationConfig/delete'() {
-    throw noPush();
-  },
+  ...PUSH_METHODS_V03,
 
   async 'agent/getAuthenticatedExtendedCard'() {
     throw new LiteError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card; its card is public');

@@ -5,6 +5,8 @@ import { LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
 import type { TaskEvent } from '../runtime/task-model.js';
 import { pageSizeOf } from '../store/task-store.js';
+import type { PushConfigService } from './push-config.js';
+import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
 import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, stateFromV1, taskToV1 } from './wire-v1.js';
 
 type Json = Record<string, unknown>;
@@ -12,21 +14,27 @@ type Json = Record<string, unknown>;
 /** A method's outcome: a result object, or events to send over SSE. */
 export type MethodResult = { result: unknown } | { events: AsyncIterable<Json> };
 
+/** What a method may use besides the agent, given by the transport. */
+export interface MethodContext {
+  /** The push config service; when absent, push is off and the push methods refuse. */
+  push?: PushConfigService;
+}
+
 /** One JSON-RPC method: reads its params, calls the agent. Shared by the 1.0 and 0.3 tables. */
-export type Method = (agent: Agent, params: Json) => Promise<MethodResult>;
+export type Method = (agent: Agent, params: Json, context?: MethodContext) => Promise<MethodResult>;
 
 export const METHODS_V1: Readonly<Record<string, Method>> = {
-  async SendMessage(agent, params) {
+  async SendMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
     const returnImmediately = field(configuration, 'returnImmediately', 'return_immediately') === true;
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength', 'history_length');
-    const task = await agent.send(message, { returnImmediately });
+    const task = await agent.send(message, { returnImmediately, ...pushOnSendV1(configuration, context) });
     return { result: { task: taskToV1(task, historyLength) } };
   },
 
-  async SendStreamingMessage(agent, params) {
-    const { message } = sendParams(params);
-    return { events: mapEvents(await agent.stream(message)) };
+  async SendStreamingMessage(agent, params, context) {
+    const { message, configuration } = sendParams(params);
+    return { events: mapEvents(await agent.stream(message, pushOnSendV1(configuration, context))) };
   },
 
   async GetTask(agent, params) {
@@ -74,18 +82,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     return { events: mapEvents(await agent.subscribe(requiredId(params))) };
   },
 
-  async CreateTaskPushNotificationConfig() {
-    throw noPush();
-  },
-  async GetTaskPushNotificationConfig() {
-    throw noPush();
-  },
-  async ListTaskPushNotificationConfigs() {
-    throw noPush();
-  },
-  async DeleteTaskPushNotificationConfig() {
-    throw noPush();
-  },
+  ...PUSH_METHODS_V1,
 
   async GetExtendedAgentCard() {
     throw new LiteError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card; its card is public');
@@ -106,11 +103,6 @@ export function requiredId(params: Json): string {
   const id = optionalString(params, 'params.id', 'id');
   if (!id) throw invalid('params.id is required');
   return id;
-}
-
-/** The refusal of every push-config method: this agent sends no push notifications. */
-export function noPush(): LiteError {
-  return new LiteError('PUSH_NOT_SUPPORTED', 'this agent does not send push notifications');
 }
 
 async function* mapEvents(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {

@@ -216,3 +216,81 @@ describe('shutdown', () => {
     expect(saved.has(quick.id)).toBe(false);
   });
 });
+
+describe('observers and beforeStart', () => {
+  it('tell observers of every event of every task, with the task as it then is', async () => {
+    const agent = agentWith(async (task, ctx) => {
+      await ctx.status('working');
+      return `done: ${task.text}`;
+    });
+    const seen: string[] = [];
+    const stop = agent.observe((event, task) => {
+      const what = event.kind === 'status' ? `status:${event.status.state}` : event.kind === 'task' ? `task:${event.task.status.state}` : event.kind;
+      seen.push(`${task.history[0]?.parts[0]?.kind === 'text' ? (task.history[0].parts[0] as { text: string }).text : '?'} ${what} ${task.status.state} ${task.artifacts.length}`);
+    });
+    await agent.send(userMessage('a'));
+    await agent.send(userMessage('b'));
+    stop();
+    await agent.send(userMessage('c'));
+    expect(seen).toEqual([
+      'a task:submitted submitted 0',
+      'a status:working working 0',
+      'a artifact working 1',
+      'a status:completed completed 1',
+      'b task:submitted submitted 0',
+      'b status:working working 0',
+      'b artifact working 1',
+      'b status:completed completed 1',
+    ]);
+  });
+
+  it('wait for the work an observer returns before the store closes, and survive one that throws', async () => {
+    const agent = agentWith(() => 'ok');
+    let written = 0;
+    agent.observe(() => {
+      throw new Error('a broken observer');
+    });
+    agent.observe(() => new Promise<void>((resolve) => setTimeout(() => resolve(void (written += 1)), 20)));
+    const task = await agent.send(userMessage('x'));
+    expect(task.status.state).toBe('completed');
+    await agent.close();
+    // The task, its artifact and its completion.
+    expect(written).toBe(3);
+  });
+
+  it('tell observers of a cancel of a task no process runs any more', async () => {
+    const agent = agentWith(() => 'never');
+    await agent.store.save({ id: 'old', contextId: 'c', status: { state: 'working', timestamp: '2026-01-01T00:00:00.000Z' }, history: [], artifacts: [] });
+    const states: string[] = [];
+    agent.observe((event) => void (event.kind === 'status' && states.push(event.status.state)));
+    await agent.cancel('old');
+    expect(states).toEqual(['cancelled']);
+  });
+
+  it('run beforeStart before the first event, and refuse the message when it throws', async () => {
+    const agent = agentWith(() => 'ok');
+    const order: string[] = [];
+    agent.observe((event) => void order.push(event.kind));
+    await agent.send(userMessage('x'), { beforeStart: async (task) => void order.push(`before:${task.status.state}`) });
+    expect(order[0]).toBe('before:submitted');
+    const refused = agent.send(userMessage('y'), {
+      beforeStart: async () => {
+        throw new LiteError('WEBHOOK_REFUSED', 'no');
+      },
+    });
+    await expect(refused).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+    expect((await agent.listTasks()).tasks).toHaveLength(1);
+  });
+
+  it('run beforeStart for a reply too, on the task it continues', async () => {
+    const agent = agentWith(async (_task, ctx) => {
+      const answer = await ctx.ask('which?');
+      return `got ${answer.parts[0]?.kind}`;
+    });
+    const asked = await agent.send(userMessage('start'));
+    let seenBy = '';
+    const done = await agent.send(userMessage('this one', { taskId: asked.id }), { beforeStart: async (task) => void (seenBy = `${task.id}:${task.status.state}`) });
+    expect(seenBy).toBe(`${asked.id}:input-required`);
+    expect(done.status.state).toBe('completed');
+  });
+});

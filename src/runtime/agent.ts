@@ -5,6 +5,7 @@
 //   send/stream ──► new task (submitted) ──► onTask(task, ctx) ──► ctx.status / ask / complete …
 //                        │                                              │
 //                        └─ events ──► subscribers (streams, waiters) ◄─┘──► store.save
+//                                 └──► observers (the push sender), told of every task
 
 import { randomUUID } from 'node:crypto';
 import type { LiteCard } from '../card/types.js';
@@ -71,7 +72,20 @@ export interface SendOptions {
   returnImmediately?: boolean;
   from?: string;
   skill?: string;
+  /**
+   * Runs once the task exists (a new one, or the one a reply continues) and before any of its
+   * updates is sent, so that a push config registered here sees them all. If it throws, the
+   * message is refused and no new task is made.
+   */
+  beforeStart?: (task: Task) => Promise<void>;
 }
+
+/**
+ * Told of every event of every task, with the task as it is after the event (shared by all
+ * observers: do not change it). A returned promise is waited for as the agent waits for its
+ * own saves, so use it for local, durable work only, and make it never reject.
+ */
+export type TaskObserver = (event: TaskEvent, task: Task) => void | Promise<void>;
 
 interface LiveTask {
   task: Task;
@@ -79,8 +93,10 @@ interface LiveTask {
   abort: AbortController;
   /** Set while the handler waits in `ask` for the requester's reply. */
   reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
-  /** Saves run one after another, so the store ends with the newest task. */
+  /** Resolves when the newest state is saved. Saves run one at a time and coalesce. */
   saving: Promise<void>;
+  /** The task changed since the save in flight began. */
+  dirty: boolean;
 }
 
 export class Agent {
@@ -88,6 +104,7 @@ export class Agent {
   readonly store: TaskStore;
   private readonly options: AgentOptions;
   private readonly live = new Map<string, LiveTask>();
+  private readonly observers = new Set<TaskObserver>();
   private readonly now: () => Date;
   private readonly newId: () => string;
 
@@ -136,6 +153,7 @@ export class Agent {
       // A task left unfinished by an earlier process: nothing runs it, so just record the end.
       const ended: Task = { ...task, status: { state: 'cancelled', timestamp: this.timestamp() } };
       await this.store.save(ended);
+      await this.tell({ kind: 'status', taskId: id, contextId: ended.contextId, status: structuredClone(ended.status) }, ended);
       return ended;
     }
     this.setStatus(live, 'cancelled', agentMessage(live.task, 'Cancelled at the requester’s request.', this.newId()));
@@ -152,6 +170,12 @@ export class Agent {
     const task = live?.task ?? (await this.store.get(id));
     if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
     throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${task.status.state}; there is nothing to follow`, { task: id });
+  }
+
+  /** Adds an observer of every task's events; returns the function that removes it. */
+  observe(observer: TaskObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   /**
@@ -177,14 +201,19 @@ export class Agent {
   private async accept(message: TaskMessage, options: SendOptions): Promise<LiveTask> {
     if (message.role !== 'user') throw new LiteError('INVALID_PARAMS', 'a message to an agent has role "user"');
     if (message.parts.length === 0) throw new LiteError('INVALID_PARAMS', 'a message needs at least one part');
-    if (message.taskId) return this.resume(message);
+    if (message.taskId) return this.resume(message, options);
     const id = this.newId();
     const contextId = message.contextId || this.newId();
     const first: TaskMessage = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
-    const live: LiveTask = { task, listeners: new Set(), abort: new AbortController(), saving: Promise.resolve() };
+    if (options.beforeStart) await options.beforeStart(cloneTask(task));
+    const live: LiveTask = { task, listeners: new Set(), abort: new AbortController(), saving: Promise.resolve(), dirty: false };
     this.live.set(id, live);
+    // Nobody follows the task yet; this tells observers that it exists.
+    this.emit(live, { kind: 'task', task: cloneTask(task) });
     this.persist(live);
+    // A client that gets a task id may rely on it surviving a crash: save before answering.
+    await live.saving;
     const limit = this.card.limits?.maxConcurrentTasks;
     if (limit !== undefined && this.running() > limit) {
       this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
@@ -207,7 +236,7 @@ export class Agent {
   }
 
   /** A follow-up message: the reply to a task waiting for input. */
-  private async resume(message: TaskMessage): Promise<LiveTask> {
+  private async resume(message: TaskMessage, options: SendOptions): Promise<LiveTask> {
     const id = message.taskId as string;
     const live = this.live.get(id);
     if (live === undefined) {
@@ -219,8 +248,12 @@ export class Agent {
       throw new LiteError('INVALID_PARAMS', `contextId "${message.contextId}" is not the context of task "${id}"`);
     }
     const reply = live.reply;
-    if (reply === undefined) {
-      throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${live.task.status.state} and is not waiting for input`, { task: id });
+    const notWaiting = () => new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${live.task.status.state} and is not waiting for input`, { task: id });
+    if (reply === undefined) throw notWaiting();
+    if (options.beforeStart) {
+      await options.beforeStart(cloneTask(live.task));
+      // Another reply or a cancel may have come while it ran.
+      if (live.reply !== reply || isTerminal(live.task.status.state)) throw notWaiting();
     }
     live.reply = undefined;
     const turn: TaskMessage = { ...message, taskId: id, contextId: live.task.contextId };
@@ -303,18 +336,47 @@ export class Agent {
       throw new LiteError('ILLEGAL_TRANSITION', `task "${live.task.id}" cannot go from ${from} to ${state}`, { task: live.task.id, from, to: state });
     }
     live.task.status = message === undefined ? { state, timestamp: this.timestamp() } : { state, message, timestamp: this.timestamp() };
-    if (message !== undefined) live.task.history.push(message);
-    this.emit(live, { kind: 'status', taskId: live.task.id, contextId: live.task.contextId, status: structuredClone(live.task.status) });
+    // The agent's words join the conversation; a bare progress figure does not.
+    if (message !== undefined && textOf(message) !== '') live.task.history.push(message);
+    // A status is replaced on every change, never edited, so listeners can share it.
+    this.emit(live, { kind: 'status', taskId: live.task.id, contextId: live.task.contextId, status: live.task.status });
     this.persist(live);
   }
 
   private emit(live: LiveTask, event: TaskEvent): void {
     for (const listener of live.listeners) listener(event);
+    if (this.observers.size === 0) return;
+    const told = this.tell(event, cloneTask(live.task));
+    live.saving = live.saving.then(() => told);
   }
 
+  /** Tells every observer; resolves when the work they returned is done, whatever its outcome. */
+  private tell(event: TaskEvent, task: Task): Promise<void> {
+    const work: Promise<unknown>[] = [];
+    for (const observer of this.observers) {
+      try {
+        const done = observer(event, task);
+        if (done !== undefined) work.push(done.catch(() => undefined));
+      } catch {
+        // An observer's failure is its own; the task goes on.
+      }
+    }
+    return Promise.all(work).then(() => undefined);
+  }
+
+  /**
+   * Saves the task. While a save is in flight, further changes only mark the task dirty; the
+   * next save writes the newest state once. A burst of progress updates costs a few saves,
+   * not one full copy of the task each.
+   */
   private persist(live: LiveTask): void {
-    const snapshot = cloneTask(live.task);
-    live.saving = live.saving.then(() => this.store.save(snapshot));
+    if (live.dirty) return;
+    live.dirty = true;
+    live.saving = live.saving.then(async () => {
+      live.dirty = false;
+      // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
+      await this.store.save(live.task);
+    });
   }
 
   /** The task now, then each event, ending after a final or interrupted state. */

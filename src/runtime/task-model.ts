@@ -62,7 +62,10 @@ export function textOf(message: TaskMessage | undefined): string {
     .join('\n\n');
 }
 
-/** A copy that shares nothing mutable with the original, for handing out snapshots. */
+/**
+ * A copy that shares nothing mutable with the original, for handing out snapshots. Tasks are
+ * wire JSON, and a JSON round trip copies them faster than structuredClone.
+ */
 export function cloneTask(task: Task): Task {
-  return structuredClone(task);
+  return JSON.parse(JSON.stringify(task)) as Task;
 }

@@ -40,8 +40,12 @@ async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerRe
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  // "The client went away" matters only while a response is still being written (a stream);
+  // aborting after every finished response would cost an exception object per request.
   const gone = new AbortController();
-  res.on('close', () => gone.abort());
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
   const response = await handler({
     method: req.method ?? 'GET',
     path: url.pathname,

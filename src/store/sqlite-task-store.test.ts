@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { makeConfig, pushStoreContract } from '../../test/contracts/push-store.js';
 import { makeTask, taskStoreContract } from '../../test/contracts/task-store.js';
 import { tempHome } from '../../test/fixtures/home.js';
 import type { Task } from '../runtime/task-model.js';
@@ -10,6 +11,7 @@ import { openSqliteTaskStore, type SqliteTaskStore } from './sqlite-task-store.j
 import { MemoryTaskStore, type TaskQuery } from './task-store.js';
 
 taskStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
+pushStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
 
 const at = (time: string) => () => new Date(`2026-11-22T${time}Z`);
 
@@ -89,7 +91,7 @@ describe('SqliteTaskStore on disk', () => {
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
       expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(200);
     } finally {
       db.close();
@@ -168,6 +170,43 @@ describe('SqliteTaskStore on disk', () => {
       { numRuns: 60 },
     );
   });
+
+  it('keeps push configs and the outbox across close and reopen', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const before = await open(path);
+    const config = makeConfig({ token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'secret' }, version: '0.3' });
+    await before.savePushConfig(config);
+    const [first, second] = await before.addDeliveries([
+      { taskId: 't-1', configId: 'cfg-1', body: '{"n":1}' },
+      { taskId: 't-1', configId: 'cfg-1', body: '{"n":2}' },
+    ]);
+    await before.recordAttempt(first?.seq as number, 3);
+    await opened.pop()?.close();
+
+    const after = await open(path);
+    expect(await after.listPushConfigs('t-1')).toEqual([config]);
+    expect(await after.pendingDeliveries()).toEqual([
+      { ...first, attempts: 3 },
+      { ...second, attempts: 0 },
+    ]);
+  });
+
+  it('upgrades a version 1 file (tasks only) and keeps its tasks', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE tasks (id BLOB PRIMARY KEY, context_id BLOB NOT NULL, state TEXT NOT NULL,
+      status_timestamp BLOB NOT NULL, created_at TEXT NOT NULL, json TEXT NOT NULL)`);
+    const key = (text: string) => Buffer.from(text, 'utf16le').swap16();
+    const task = makeTask({ state: 'completed' });
+    db.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?)').run(key(task.id), key(task.contextId), 'completed', key(task.status.timestamp), task.status.timestamp, JSON.stringify(task));
+    db.pragma('user_version = 1');
+    db.close();
+
+    const store = await open(path);
+    expect(await store.get('t-1')).toEqual(task);
+    await store.savePushConfig(makeConfig());
+    expect(await store.listPushConfigs('t-1')).toHaveLength(1);
+  });
 });
 
 describe('openSqliteTaskStore refuses', () => {
@@ -196,7 +235,7 @@ describe('openSqliteTaskStore refuses', () => {
     db.close();
     await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
       code: 'LEDGER_CORRUPT',
-      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (1)'),
+      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (2)'),
     });
   });
 

@@ -1,5 +1,5 @@
-// The SQLite TaskStore, the default store of `a2a-lite serve`: one `tasks` table in WAL mode,
-// its schema versioned by `user_version`. better-sqlite3 is native and loaded only on open, so
+// The SQLite TaskStore and PushStore, the default store of `a2a-lite serve`: tasks, push configs
+// and the push outbox in one file in WAL mode, its schema versioned by `user_version`. better-sqlite3 is native and loaded only on open, so
 // a CLI installed with --ignore-scripts still parses, formats and reads cards without it.
 
 import type BetterSqlite3 from 'better-sqlite3';
@@ -7,7 +7,9 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LiteError } from '../errors.js';
 import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../protocol/states.js';
+import type { PushConfig } from '../a2a/push-config.js';
 import type { Task } from '../runtime/task-model.js';
+import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -44,6 +46,23 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX tasks_newest ON tasks (status_timestamp DESC, id);
    CREATE INDEX tasks_by_context ON tasks (context_id, status_timestamp DESC, id);
    CREATE INDEX tasks_by_state ON tasks (state, status_timestamp DESC, id);`,
+  // Push configs (listed in rowid order, which an upsert keeps) and the outbox of deliveries not
+  // yet made. AUTOINCREMENT: a seq is never reused, so the outbox order is the order of events
+  // even after deliveries are removed.
+  `CREATE TABLE push_configs (
+     task_id BLOB NOT NULL,
+     id BLOB NOT NULL,
+     json TEXT NOT NULL,
+     PRIMARY KEY (task_id, id)
+   );
+   CREATE TABLE push_outbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     task_id BLOB NOT NULL,
+     config_id BLOB NOT NULL,
+     body TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX push_outbox_by_config ON push_outbox (task_id, config_id);`,
 ];
 
 const TERMINAL_STATES = ([INITIAL_STATE, ...WIRE_STATES] as readonly TaskState[]).filter(isTerminal);
@@ -83,11 +102,15 @@ export async function openSqliteTaskStore(path: string, options: TaskStoreOption
   }
 }
 
-/** Tasks in a SQLite file; they survive restarts. Open one with `openSqliteTaskStore`. */
-export class SqliteTaskStore implements TaskStore {
+/** Tasks and push configs in a SQLite file; they survive restarts. Open one with `openSqliteTaskStore`. */
+export class SqliteTaskStore implements TaskStore, PushStore {
   private readonly upsert: Statement;
   private readonly selectOne: Statement;
   private readonly selectUnfinished: Statement;
+  private readonly push: Record<
+    'saveConfig' | 'getConfig' | 'listConfigs' | 'deleteConfig' | 'deleteDeliveries' | 'addDelivery' | 'pending' | 'attempt' | 'remove',
+    Statement
+  >;
   /** List statements by filter shape, prepared on first use. */
   private readonly listing = new Map<string, { count: Statement; rows: Statement }>();
 
@@ -108,19 +131,54 @@ export class SqliteTaskStore implements TaskStore {
       // By id: the order newestFirst gives them once they all share the recovery timestamp.
       .prepare(`SELECT json FROM tasks WHERE state NOT IN (${TERMINAL_STATES.map(() => '?').join(', ')}) ORDER BY id`)
       .pluck();
+    this.push = {
+      saveConfig: db.prepare(
+        `INSERT INTO push_configs (task_id, id, json) VALUES (@taskId, @id, @json)
+         ON CONFLICT (task_id, id) DO UPDATE SET json = excluded.json`,
+      ),
+      getConfig: db.prepare('SELECT json FROM push_configs WHERE task_id = ? AND id = ?').pluck(),
+      listConfigs: db.prepare('SELECT json FROM push_configs WHERE task_id = ? ORDER BY rowid').pluck(),
+      deleteConfig: db.prepare('DELETE FROM push_configs WHERE task_id = ? AND id = ?'),
+      deleteDeliveries: db.prepare('DELETE FROM push_outbox WHERE task_id = ? AND config_id = ?'),
+      addDelivery: db.prepare('INSERT INTO push_outbox (task_id, config_id, body) VALUES (?, ?, ?)'),
+      pending: db.prepare('SELECT seq, task_id AS taskId, config_id AS configId, body, attempts FROM push_outbox ORDER BY seq'),
+      attempt: db.prepare('UPDATE push_outbox SET attempts = ? WHERE seq = ?'),
+      remove: db.prepare('DELETE FROM push_outbox WHERE seq = ?'),
+    };
   }
 
-  async save(task: Task): Promise<void> {
-    this.guard('save a task', () => this.write(task, this.now().toISOString()));
+  /**
+   * Snapshots the task now; saves made in the same turn of the event loop are committed
+   * together in one transaction (a group commit), and each promise settles after that commit.
+   * A busy server thus pays one commit per batch instead of one per change.
+   */
+  save(task: Task): Promise<void> {
+    this.pending.set(task.id, this.rowOf(task, this.now().toISOString()));
+    this.committing ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        const rows = [...this.pending.values()];
+        this.pending.clear();
+        this.committing = undefined;
+        try {
+          this.guard('save tasks', () => this.writeAll(rows));
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    return this.committing;
   }
 
   async get(id: string): Promise<Task | undefined> {
+    await this.settled();
     const json = this.guard('read a task', () => this.selectOne.get(key(id)) as string | undefined);
     return json === undefined ? undefined : (JSON.parse(json) as Task);
   }
 
   /** Filters and orders in SQL; the page token is the memory store's, a keyset cursor. */
   async list(query: TaskQuery = {}): Promise<TaskPage> {
+    await this.settled();
     const size = pageSizeOf(query.pageSize);
     const after = query.pageToken ? decodeCursor(query.pageToken) : undefined;
     const params: Record<string, unknown> = { limit: size + 1 };
@@ -153,19 +211,88 @@ export class SqliteTaskStore implements TaskStore {
     );
   }
 
+  async savePushConfig(config: PushConfig): Promise<void> {
+    this.guard('save a push config', () => this.push.saveConfig.run({ taskId: key(config.taskId), id: key(config.id), json: JSON.stringify(config) }));
+  }
+
+  async getPushConfig(taskId: string, id: string): Promise<PushConfig | undefined> {
+    const json = this.guard('read a push config', () => this.push.getConfig.get(key(taskId), key(id)) as string | undefined);
+    return json === undefined ? undefined : (JSON.parse(json) as PushConfig);
+  }
+
+  async listPushConfigs(taskId: string): Promise<PushConfig[]> {
+    const rows = this.guard('list push configs', () => this.push.listConfigs.all(key(taskId)) as string[]);
+    return rows.map((json) => JSON.parse(json) as PushConfig);
+  }
+
+  async deletePushConfig(taskId: string, id: string): Promise<boolean> {
+    return this.guard('delete a push config', () =>
+      this.db.transaction(() => {
+        this.push.deleteDeliveries.run(key(taskId), key(id));
+        return this.push.deleteConfig.run(key(taskId), key(id)).changes > 0;
+      })(),
+    );
+  }
+
+  async addDeliveries(deliveries: readonly NewDelivery[]): Promise<PendingDelivery[]> {
+    return this.guard('queue push deliveries', () =>
+      this.db.transaction(() =>
+        deliveries.map((d) => {
+          const { lastInsertRowid } = this.push.addDelivery.run(key(d.taskId), key(d.configId), d.body);
+          return { ...d, seq: Number(lastInsertRowid), attempts: 0 };
+        }),
+      )(),
+    );
+  }
+
+  async pendingDeliveries(): Promise<PendingDelivery[]> {
+    const rows = this.guard('read the push outbox', () => this.push.pending.all() as (Omit<PendingDelivery, 'taskId' | 'configId'> & { taskId: Buffer; configId: Buffer })[]);
+    return rows.map((row) => ({ ...row, taskId: unkey(row.taskId), configId: unkey(row.configId) }));
+  }
+
+  async recordAttempt(seq: number, attempts: number): Promise<void> {
+    this.guard('record a push attempt', () => this.push.attempt.run(attempts, seq));
+  }
+
+  async removeDelivery(seq: number): Promise<void> {
+    this.guard('remove a push delivery', () => this.push.remove.run(seq));
+  }
+
   async close(): Promise<void> {
+    await this.settled();
     this.db.close();
   }
 
   private write(task: Task, createdAt: string): void {
-    this.upsert.run({
+    this.upsert.run(this.rowOf(task, createdAt));
+  }
+
+  private rowOf(task: Task, createdAt: string) {
+    return {
       id: key(task.id),
       contextId: key(task.contextId),
       state: task.status.state,
       timestamp: key(task.status.timestamp),
       createdAt,
       json: JSON.stringify(task),
+    };
+  }
+
+  /** Saves queued in this turn, keyed by id: a task saved twice keeps only its newest row. */
+  private readonly pending = new Map<string, ReturnType<SqliteTaskStore['rowOf']>>();
+  private committing: Promise<void> | undefined;
+  private writeAllRows: ((rows: ReturnType<SqliteTaskStore['rowOf']>[]) => void) | undefined;
+
+  /** Reads wait for a batch in flight, so a reader sees every save made before it. */
+  private async settled(): Promise<void> {
+    if (this.committing !== undefined) await this.committing.catch(() => {});
+  }
+
+  private writeAll(rows: ReturnType<SqliteTaskStore['rowOf']>[]): void {
+    this.writeAllRows ??= this.db.transaction((batch: ReturnType<SqliteTaskStore['rowOf']>[]) => {
+      for (const row of batch) this.upsert.run(row);
     });
+    this.writeAllRows(rows);
   }
 
   private listStatements(query: TaskQuery): { count: Statement; rows: Statement } {
@@ -204,6 +331,11 @@ export class SqliteTaskStore implements TaskStore {
 /** A string as UTF-16BE bytes, whose byte order is JavaScript's string order. */
 function key(text: string): Buffer {
   return Buffer.from(text, 'utf16le').swap16();
+}
+
+/** The string `key` made the bytes of. */
+function unkey(bytes: Buffer): string {
+  return Buffer.from(bytes).swap16().toString('utf16le');
 }
 
 async function loadDriver(): Promise<typeof BetterSqlite3> {

@@ -1,4 +1,6 @@
+import { pushStoreContract } from '../../test/contracts/push-store.js';
 import { taskStoreContract } from '../../test/contracts/task-store.js';
 import { MemoryTaskStore } from './task-store.js';
 
 taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
+pushStoreContract('MemoryTaskStore', () => new MemoryTaskStore());

@@ -1,10 +1,13 @@
 // Where a serving agent keeps its tasks: the TaskStore contract, and the in-memory store for
-// throwaway runs. SQLite (the default for `serve`) implements the same contract.
+// throwaway runs, which keeps push configs and their outbox too (PushStore). SQLite (the
+// default for `serve`) implements the same contracts.
 
 import { randomUUID } from 'node:crypto';
+import type { PushConfig } from '../a2a/push-config.js';
 import { LiteError } from '../errors.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
 import { cloneTask, type Task, type TaskMessage } from '../runtime/task-model.js';
+import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
 
 export interface TaskQuery {
   contextId?: string;
@@ -26,7 +29,10 @@ export interface TaskPage {
 
 /** Every implementation returns copies: changing a returned task never changes the store. */
 export interface TaskStore {
-  /** Saves a task, new or changed. */
+  /**
+   * Saves a task, new or changed. The store takes its snapshot during the call, before the
+   * returned promise settles, so the caller may change the task right afterwards.
+   */
   save(task: Task): Promise<void>;
   get(id: string): Promise<Task | undefined>;
   /** Newest status first, paged by an opaque cursor. */
@@ -48,9 +54,13 @@ export interface TaskStoreOptions {
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 
-/** Keeps tasks in a Map; gone when the process ends. */
-export class MemoryTaskStore implements TaskStore {
+/** Keeps tasks, push configs and the outbox in Maps; gone when the process ends. */
+export class MemoryTaskStore implements TaskStore, PushStore {
   private readonly tasks = new Map<string, Task>();
+  /** By `[taskId, id]` as JSON; a Map keeps insertion order, which is the listing order. */
+  private readonly configs = new Map<string, PushConfig>();
+  private readonly outbox = new Map<number, PendingDelivery>();
+  private lastSeq = 0;
   private readonly now: () => Date;
 
   constructor(options: TaskStoreOptions = {}) {
@@ -81,9 +91,57 @@ export class MemoryTaskStore implements TaskStore {
     return failed.map(cloneTask);
   }
 
+  async savePushConfig(config: PushConfig): Promise<void> {
+    this.configs.set(configKey(config.taskId, config.id), structuredClone(config));
+  }
+
+  async getPushConfig(taskId: string, id: string): Promise<PushConfig | undefined> {
+    const config = this.configs.get(configKey(taskId, id));
+    return config === undefined ? undefined : structuredClone(config);
+  }
+
+  async listPushConfigs(taskId: string): Promise<PushConfig[]> {
+    return [...this.configs.values()].filter((c) => c.taskId === taskId).map((c) => structuredClone(c));
+  }
+
+  async deletePushConfig(taskId: string, id: string): Promise<boolean> {
+    for (const [seq, delivery] of this.outbox) {
+      if (delivery.taskId === taskId && delivery.configId === id) this.outbox.delete(seq);
+    }
+    return this.configs.delete(configKey(taskId, id));
+  }
+
+  async addDeliveries(deliveries: readonly NewDelivery[]): Promise<PendingDelivery[]> {
+    return deliveries.map((delivery) => {
+      const pending: PendingDelivery = { ...delivery, seq: (this.lastSeq += 1), attempts: 0 };
+      this.outbox.set(pending.seq, pending);
+      return { ...pending };
+    });
+  }
+
+  async pendingDeliveries(): Promise<PendingDelivery[]> {
+    // Map order is insertion order, which is `seq` order.
+    return [...this.outbox.values()].map((delivery) => ({ ...delivery }));
+  }
+
+  async recordAttempt(seq: number, attempts: number): Promise<void> {
+    const delivery = this.outbox.get(seq);
+    if (delivery !== undefined) delivery.attempts = attempts;
+  }
+
+  async removeDelivery(seq: number): Promise<void> {
+    this.outbox.delete(seq);
+  }
+
   async close(): Promise<void> {
     this.tasks.clear();
+    this.configs.clear();
+    this.outbox.clear();
   }
+}
+
+function configKey(taskId: string, id: string): string {
+  return JSON.stringify([taskId, id]);
 }
 
 /**

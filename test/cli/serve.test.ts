@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';
+import { eventually, startWebhook } from '../fixtures/webhook.js';
 import { BIN, cli } from './run-cli.js';
 
 const running: ChildProcess[] = [];
@@ -11,9 +12,9 @@ afterEach(() => {
 });
 
 /** Starts serve on a free port and resolves with its first JSON line of output. */
-async function startServe(home: string, exec: string, store = 'memory'): Promise<{ child: ChildProcess; info: Record<string, string>; output: () => string }> {
+async function startServe(home: string, exec: string, store = 'memory', extra: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string>; output: () => string }> {
   cli(['card', 'init', '--id', 'jiajia', '--name', '佳佳', '--skill', 'research:调研助手:收集资料'], { home });
-  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0', '--store', store, '--exec', exec, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0', '--store', store, '--exec', exec, '--json', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let output = '';
   child.stdout?.setEncoding('utf8');
@@ -78,5 +79,40 @@ describe('a2a-lite serve with SQLite', () => {
     const failed = (await rpc(url2, 'GetTask', { id: slowId })) as unknown as { result: { status: { state: string; message: { parts: { text: string }[] } } } };
     expect(failed.result.status.state).toBe('TASK_STATE_FAILED');
     expect(failed.result.status.message.parts[0]?.text).toBe('the server stopped before this task ended');
+  });
+});
+
+describe('a2a-lite serve --push', () => {
+  it('refuses --allow-private-webhooks without --push', () => {
+    const result = cli(['serve', '--home', tempHome(), '--exec', 'true', '--allow-private-webhooks']);
+    expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('--allow-private-webhooks needs --push') });
+  });
+
+  it('sends webhooks every update, and after a crash tells them the task failed', async () => {
+    const hook = await startWebhook();
+    const home = tempHome();
+    const exec = 'case "$(cat)" in *slow*) sleep 30;; *) echo done;; esac';
+    const first = await startServe(home, exec, 'sqlite', ['--push', '--allow-private-webhooks']);
+    expect(first.info.push).toBe('on (private networks allowed)');
+    const card = (await (await fetch(first.info.card as string)).json()) as { capabilities: { pushNotifications: boolean } };
+    expect(card.capabilities.pushNotifications).toBe(true);
+    const url = first.info.jsonrpc as string;
+    const taskPush = { url: hook.url, token: 'serve-token' };
+    const quick = await rpc(url, 'SendMessage', { message: { messageId: 'a', role: 'ROLE_USER', parts: [{ text: 'quick' }] }, configuration: { taskPushNotificationConfig: taskPush } });
+    const quickId = (quick.result?.task as unknown as { id: string }).id;
+    const stateOf = (json: Record<string, unknown>) => ((json.statusUpdate ?? json.task) as { status?: { state: string } } | undefined)?.status?.state;
+    const updatesOf = (id: string) => hook.delivered.filter((r) => JSON.stringify(r.json).includes(id)).map((r) => stateOf(r.json) ?? Object.keys(r.json)[0]);
+    await eventually(() => expect(updatesOf(quickId).at(-1)).toBe('TASK_STATE_COMPLETED'));
+    expect(updatesOf(quickId)[0]).toBe('TASK_STATE_SUBMITTED');
+    expect(hook.delivered[0]?.headers['x-a2a-notification-token']).toBe('serve-token');
+
+    const slow = await rpc(url, 'SendMessage', { message: { messageId: 'b', role: 'ROLE_USER', parts: [{ text: 'slow' }] }, configuration: { returnImmediately: true, taskPushNotificationConfig: taskPush } });
+    const slowId = (slow.result?.task as unknown as { id: string }).id;
+    await eventually(() => expect(updatesOf(slowId)).toContain('TASK_STATE_SUBMITTED'));
+    first.child.kill('SIGKILL');
+    await once(first.child, 'exit');
+
+    await startServe(home, exec, 'sqlite', ['--push', '--allow-private-webhooks']);
+    await eventually(() => expect(updatesOf(slowId).at(-1)).toBe('TASK_STATE_FAILED'));
   });
 });

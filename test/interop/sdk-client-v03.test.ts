@@ -95,6 +95,7 @@ describe('our card, as 0.3 and 1.0 clients read it', () => {
       supportsAuthenticatedExtendedCard: false,
       supportedInterfaces: [
         { url: `${server.url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: server.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
         { url: `${server.url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       ],
     });

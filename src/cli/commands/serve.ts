@@ -1,5 +1,6 @@
 // `a2a-lite serve`: this agent as a standard A2A server. Each task runs the --exec program;
-// tasks are kept in SQLite (or memory); SIGTERM or Ctrl-C stops it cleanly.
+// tasks (and, with --push, webhook configs and undelivered notifications) are kept in SQLite
+// (or memory); SIGTERM or Ctrl-C stops it cleanly.
 
 import { join } from 'node:path';
 import { createA2AHandler } from '../../a2a/handler.js';
@@ -10,6 +11,8 @@ import { LiteError } from '../../errors.js';
 import { createAgent } from '../../runtime/agent.js';
 import { execHandler } from '../../serve/exec-handler.js';
 import { listen } from '../../serve/node-http.js';
+import { startPushSender, type PushSender } from '../../serve/push-sender.js';
+import type { PushStore } from '../../store/push-store.js';
 import { MemoryTaskStore, type TaskStore } from '../../store/task-store.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
@@ -19,7 +22,7 @@ import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
 
 export const command: Command = {
-  usage: 'a2a-lite serve --exec CMD [--card FILE] [--port N] [--host H] [--store sqlite|memory] [options]',
+  usage: 'a2a-lite serve --exec CMD [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [options]',
   help: `Serves this agent over Google's A2A protocol (1.0 JSON-RPC with streaming). Every new task
 runs CMD in the task's own folder (<home>/work/<task id>/): the conversation arrives on stdin
 as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] lines for progress,
@@ -34,6 +37,11 @@ options:
   --store sqlite|memory   keep tasks in <home>/a2a-lite.db (default) or only in memory
   --timeout SECONDS       stop a program that runs longer (default 600)
   --max-body BYTES        refuse larger requests with 413 (default 4194304)
+  --push                  send push notifications: clients may register webhooks, which get
+                          every update of their task, retried for about a minute. Off unless
+                          given, since it has the server make requests to URLs clients choose.
+  --allow-private-webhooks  with --push, allow webhooks on loopback, private and link-local
+                          addresses (refused by default, against SSRF)
 
 example:
   a2a-lite serve --exec "python3 agent.py" --port 7331`,
@@ -47,6 +55,8 @@ example:
       store: { type: 'string' },
       timeout: { type: 'string' },
       'max-body': { type: 'string' },
+      push: { type: 'boolean' },
+      'allow-private-webhooks': { type: 'boolean' },
     });
     atMost('serve', positionals, 0);
     const commandLine = required('serve', values.exec, '--exec CMD');
@@ -55,6 +65,7 @@ example:
     const maxBodyBytes = wholeNumber('--max-body', values['max-body'] ?? String(4 * 1024 * 1024), 1024 * 1024 * 1024);
     const storeKind = values.store ?? 'sqlite';
     if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
+    if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
 
     const card = values.card === undefined ? loadOwnCard(values, context) : await cardFrom(values.card, context);
     const { home, paths } = openStores(values, context);
@@ -66,11 +77,25 @@ example:
       store,
       onTask: execHandler({ command: commandLine, workRoot: join(home.dir, 'work'), timeoutMs: timeoutSeconds * 1000 }),
     });
+    // Sends what the outbox still holds from the last run, before taking new requests.
+    let push: PushSender | undefined;
+    if (values.push) {
+      push = await startPushSender({
+        agent,
+        store,
+        allowPrivateNetworks: values['allow-private-webhooks'] ?? false,
+        log: (line) => context.stderr.write(`${line}\n`),
+      });
+      // Webhooks hear of the tasks the last run left unfinished too.
+      for (const task of recovered) await push.record({ kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status }, task);
+    }
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const server = await listen(createA2AHandler({ agent, baseUrl: () => baseUrl }), { port, host: values.host ?? '127.0.0.1', maxBodyBytes });
+    const handler = createA2AHandler(push === undefined ? { agent, baseUrl: () => baseUrl } : { agent, baseUrl: () => baseUrl, push });
+    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes });
     if (baseUrl === '') baseUrl = server.url;
 
-    const where = { url: baseUrl, card: `${baseUrl}/.well-known/agent-card.json`, jsonrpc: `${baseUrl}${JSONRPC_PATH}`, store: storeKind === 'sqlite' ? paths.database : 'memory' };
+    const webhooks = push === undefined ? 'off' : values['allow-private-webhooks'] ? 'on (private networks allowed)' : 'on';
+    const where = { url: baseUrl, card: `${baseUrl}/.well-known/agent-card.json`, jsonrpc: `${baseUrl}${JSONRPC_PATH}`, store: storeKind === 'sqlite' ? paths.database : 'memory', push: webhooks };
     // One line of JSON: a supervisor reading a long-running server's output wants lines.
     if (values.json) printLine(context, JSON.stringify({ serving: card.agent.id, ...where }));
     else {
@@ -78,6 +103,7 @@ example:
       printLine(context, `  agent card: ${where.card}`);
       printLine(context, `  JSON-RPC:   ${where.jsonrpc}`);
       printLine(context, `  tasks:      ${where.store}`);
+      printLine(context, `  push:       ${where.push}`);
       if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);
     }
 
@@ -85,8 +111,10 @@ example:
       process.once('SIGTERM', () => resolve('SIGTERM'));
       process.once('SIGINT', () => resolve('SIGINT'));
     });
-    // Stop taking requests, end what is running, then close the database.
+    // Stop taking requests and sending (what is unsent stays in the outbox), end what is running,
+    // then close the database. The last updates reach the outbox, for the next run to send.
     const closing = server.close();
+    await push?.close();
     await agent.shutdown('the server is shutting down');
     await closing;
     if (!values.json) printLine(context, `stopped (${signal})`);
@@ -98,7 +126,7 @@ async function cardFrom(path: string, context: Context): Promise<LiteCard> {
   return assertCard(parseJson(await readInput(context, path, 'serve --card'), path), path);
 }
 
-async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore> {
+async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore & PushStore> {
   if (kind === 'memory') return new MemoryTaskStore();
   const { openSqliteTaskStore } = await import('../../store/sqlite-task-store.js');
   return openSqliteTaskStore(path);

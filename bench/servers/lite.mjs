@@ -1,0 +1,51 @@
+// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store.
+// Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createA2AHandler } from '../../dist/a2a/handler.js';
+import { jiajiaCard } from '../../dist/card/examples.js';
+import { createAgent } from '../../dist/runtime/agent.js';
+import { listen } from '../../dist/serve/node-http.js';
+import { MemoryTaskStore } from '../../dist/store/task-store.js';
+
+const kind = process.argv[2] ?? 'memory';
+const store = kind === 'sqlite'
+  ? await (await import('../../dist/store/sqlite-task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
+  : new MemoryTaskStore();
+
+let release = () => {};
+let held = new Promise((resolve) => (release = resolve));
+const agent = createAgent({
+  card: jiajiaCard(),
+  store,
+  async onTask(task, ctx) {
+    const stream = /^stream (\d+)$/.exec(task.text);
+    if (stream) {
+      for (let i = 0; i < Number(stream[1]); i += 1) await ctx.status('working', { progress: i % 100 });
+      return 'streamed';
+    }
+    if (task.text === 'hold') {
+      await ctx.status('working');
+      await held;
+    }
+    return `echo: ${task.text}`;
+  },
+});
+let url = '';
+const a2a = createA2AHandler({ agent, baseUrl: () => url });
+const server = await listen(async (request) => {
+  if (request.path === '/bench/memory') {
+    globalThis.gc?.();
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(process.memoryUsage()) };
+  }
+  if (request.path === '/bench/release') {
+    release();
+    held = new Promise((resolve) => (release = resolve));
+    return { status: 200, headers: {}, body: 'ok' };
+  }
+  return a2a(request);
+});
+url = server.url;
+console.log(`READY ${url}/jsonrpc`);
+process.on('SIGINT', () => process.exit(0));

@@ -1,0 +1,215 @@
+// Where a push notification may go (SSRF): a webhook URL is resolved once, every address it
+// resolves to is checked against the ranges below, and the request then connects to the
+// address that was checked, so that a second DNS answer (rebinding) cannot send it elsewhere.
+//
+//   URL ─► hostname ─► localhost? ─► IP literal, or dns.lookup(all) ─► every address allowed? ─► pin one
+//
+// The WHATWG URL parser has already turned 2130706433, 0x7f.1, 0177.0.0.1 and ①②⑦.0.0.1 into
+// 127.0.0.1, so those reach the checks as plain dotted quads.
+
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { LiteError } from '../errors.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to all of its addresses. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface WebhookGuardOptions {
+  /** Allow loopback, private, link-local and CGNAT targets (never unspecified, multicast or reserved). */
+  allowPrivateNetworks?: boolean;
+  /** `dns.lookup` with `all: true` unless given; tests give their own. */
+  resolve?: Resolver;
+}
+
+/** A webhook whose address passed the checks; connect to `address`, not to the name again. */
+export interface WebhookTarget {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+/** `private` ranges are allowed with allowPrivateNetworks; `never` ones are not. */
+type Range = readonly [cidr: string, kind: 'private' | 'never', name: string];
+
+const V4_RANGES: readonly Range[] = [
+  ['0.0.0.0/8', 'never', 'unspecified'],
+  ['10.0.0.0/8', 'private', 'private'],
+  ['100.64.0.0/10', 'private', 'carrier-grade NAT'],
+  ['127.0.0.0/8', 'private', 'loopback'],
+  ['169.254.0.0/16', 'private', 'link-local'],
+  ['172.16.0.0/12', 'private', 'private'],
+  ['192.0.0.0/24', 'private', 'IETF protocol'],
+  ['192.0.2.0/24', 'never', 'documentation'],
+  ['192.168.0.0/16', 'private', 'private'],
+  ['198.18.0.0/15', 'private', 'benchmarking'],
+  ['198.51.100.0/24', 'never', 'documentation'],
+  ['203.0.113.0/24', 'never', 'documentation'],
+  ['224.0.0.0/4', 'never', 'multicast'],
+  ['240.0.0.0/4', 'never', 'reserved'],
+];
+
+const V6_RANGES: readonly Range[] = [
+  ['::/128', 'never', 'unspecified'],
+  ['::1/128', 'private', 'loopback'],
+  ['100::/64', 'never', 'discard'],
+  ['2001::/32', 'never', 'Teredo'],
+  ['2001:db8::/32', 'never', 'documentation'],
+  ['64:ff9b:1::/48', 'private', 'local NAT64'],
+  ['fc00::/7', 'private', 'unique local (private)'],
+  ['fe80::/10', 'private', 'link-local'],
+  ['fec0::/10', 'private', 'site-local'],
+  ['ff00::/8', 'never', 'multicast'],
+];
+
+/**
+ * IPv6 ranges that carry an IPv4 address, and where: a connection to one of these reaches (or
+ * is translated to) that IPv4 address, so it is judged as that address.
+ */
+const EMBEDDING: readonly [cidr: string, name: string, offset: number][] = [
+  ['::ffff:0:0/96', 'IPv4-mapped', 12],
+  ['::ffff:0:0:0/96', 'IPv4-translated', 12],
+  ['64:ff9b::/96', 'NAT64', 12],
+  ['2002::/16', '6to4', 2],
+  // IPv4-compatible (deprecated). After the ranges above, so :: and ::1 are judged first.
+  ['::/96', 'IPv4-compatible', 12],
+];
+
+/**
+ * Why `address` may not receive webhooks, e.g. "loopback" or "IPv4-mapped private"; undefined
+ * when it may. `address` is an IP literal (IPv6 without brackets).
+ *
+ * @example
+ * refusalOf('::ffff:127.0.0.1', false); // 'IPv4-mapped loopback'
+ * refusalOf('127.0.0.1', true);         // undefined
+ */
+export function refusalOf(address: string, allowPrivateNetworks = false): string | undefined {
+  const bytes = ipBytes(address);
+  if (bytes === undefined) return 'not an IP address';
+  if (bytes.length === 16) {
+    for (const [cidr, name, offset] of EMBEDDING) {
+      if (!inRange(bytes, cidr) || (name === 'IPv4-compatible' && isSpecialCompatible(bytes))) continue;
+      const inner = refusalOf([...bytes.subarray(offset, offset + 4)].join('.'), allowPrivateNetworks);
+      return inner === undefined ? undefined : `${name} ${inner}`;
+    }
+  }
+  for (const [cidr, kind, name] of bytes.length === 4 ? V4_RANGES : V6_RANGES) {
+    if (inRange(bytes, cidr) && (kind === 'never' || !allowPrivateNetworks)) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Resolves the webhook's host and checks every address it has; WEBHOOK_REFUSED when any is
+ * refused, INVALID_PARAMS when the URL is not http(s) or the name does not resolve.
+ */
+export async function checkWebhook(url: string | URL, options: WebhookGuardOptions = {}): Promise<WebhookTarget> {
+  const parsed = typeof url === 'string' ? parseUrl(url) : url;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LiteError('INVALID_PARAMS', 'a webhook URL is http or https');
+  const allow = options.allowPrivateNetworks ?? false;
+  const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (!allow && (name === 'localhost' || name.endsWith('.localhost'))) throw refused(host, 'localhost', 'loopback');
+  const family = isIP(host);
+  const addresses: ResolvedAddress[] = family === 0 ? await resolveAll(host, options.resolve ?? systemResolver) : [{ address: host, family: family as 4 | 6 }];
+  for (const { address } of addresses) {
+    const reason = refusalOf(address, allow);
+    if (reason !== undefined) throw refused(host, address, reason);
+  }
+  const [first] = addresses as [ResolvedAddress];
+  return { url: parsed, address: first.address, family: first.family };
+}
+
+/**
+ * A `lookup` for `http.request` that answers with the checked address whatever name it is
+ * asked, so the connection goes where the check looked. Node asks with `all: true` when it
+ * races address families (Node 20's default), and without it otherwise.
+ */
+export function pinnedLookup(target: WebhookTarget): LookupFunction {
+  return (_hostname, options, callback) => {
+    const reply = callback as (error: NodeJS.ErrnoException | null, address: string | ResolvedAddress[], family?: number) => void;
+    if (typeof options === 'object' && options.all) reply(null, [{ address: target.address, family: target.family }]);
+    else reply(null, target.address, target.family);
+  };
+}
+
+const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })) as ResolvedAddress[];
+
+async function resolveAll(host: string, resolve: Resolver): Promise<ResolvedAddress[]> {
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await resolve(host);
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    throw new LiteError('INVALID_PARAMS', `the webhook host "${host}" does not resolve${typeof code === 'string' ? ` (${code})` : ''}`, { host }, { cause: err });
+  }
+  if (addresses.length === 0) throw new LiteError('INVALID_PARAMS', `the webhook host "${host}" has no address`, { host });
+  return addresses;
+}
+
+function parseUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw new LiteError('INVALID_PARAMS', 'a webhook URL must be an absolute URL');
+  }
+}
+
+function refused(host: string, address: string, reason: string): LiteError {
+  const where = host === address ? `"${host}"` : `"${host}" (${address})`;
+  return new LiteError(
+    'WEBHOOK_REFUSED',
+    `webhooks may not go to ${where}: it is a ${reason} address; an operator can allow private networks with --allow-private-webhooks`,
+    { host, address, reason },
+  );
+}
+
+/** `::` and `::1` lie in the IPv4-compatible range but are not IPv4 addresses. */
+function isSpecialCompatible(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 15).every((b) => b === 0) && (bytes[15] === 0 || bytes[15] === 1);
+}
+
+function inRange(bytes: Uint8Array, cidr: string): boolean {
+  const [base, prefixText] = cidr.split('/') as [string, string];
+  const network = ipBytes(base);
+  const prefix = Number(prefixText);
+  if (network === undefined || network.length !== bytes.length) return false;
+  for (let bit = 0; bit < prefix; bit += 1) {
+    const mask = 0x80 >> bit % 8;
+    if (((bytes[bit >> 3] as number) & mask) !== ((network[bit >> 3] as number) & mask)) return false;
+  }
+  return true;
+}
+
+/** The 4 or 16 bytes of an IP literal; undefined for anything else. */
+export function ipBytes(address: string): Uint8Array | undefined {
+  const family = isIP(address);
+  if (family === 4) return Uint8Array.from(address.split('.').map(Number));
+  if (family !== 6) return undefined;
+  // isIP has vouched for the syntax, so this only has to expand it. A dotted IPv4 tail
+  // (::ffff:127.0.0.1) stands for the last two groups.
+  let text = address;
+  let tail: number[] = [];
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+    tail = [(a << 8) | b, (c << 8) | d];
+    text = (dotted[1] as string).endsWith('::') ? (dotted[1] as string) : (dotted[1] as string).slice(0, -1);
+  }
+  const hex = (part: string): number[] => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const [head = '', rest] = text.split('::') as [string, string | undefined];
+  const left = hex(head);
+  const right = [...hex(rest ?? ''), ...tail];
+  const words = rest === undefined ? [...left, ...tail] : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const bytes = new Uint8Array(16);
+  words.forEach((word, i) => {
+    bytes[i * 2] = word >> 8;
+    bytes[i * 2 + 1] = word & 0xff;
+  });
+  return bytes;
+}

@@ -1,0 +1,99 @@
+// One push notification POST: to the address the guard checked (never a second DNS answer),
+// within a deadline, following no redirect. It reports what happened; retrying is the sender's.
+
+import http from 'node:http';
+import https from 'node:https';
+import { isLiteError } from '../errors.js';
+import { checkWebhook, pinnedLookup, type WebhookGuardOptions } from './webhook-guard.js';
+
+export type PostOutcome = { ok: true } | { ok: false; permanent: boolean; reason: string };
+
+export interface PostOptions extends WebhookGuardOptions {
+  headers: Record<string, string>;
+  /** From the DNS lookup to the response headers. */
+  timeoutMs: number;
+  /** Aborts the attempt (the sender closing); the outcome then does not matter. */
+  signal: AbortSignal;
+  agents: { http: http.Agent; https: https.Agent };
+}
+
+/** What of a response body is read (to keep the connection) before the socket is dropped. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const RESPONSE_DRAIN_MS = 2_000;
+
+/**
+ * Posts `body` to `url` and tells whether it was delivered. Any 2xx is; a redirect, or a 4xx
+ * other than 408, 425 and 429, is a failure that trying again will not fix; the rest (5xx,
+ * timeouts, refused connections, DNS failures) may be retried.
+ */
+export async function postWebhook(url: string, body: string, options: PostOptions): Promise<PostOutcome> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  const abort = (): void => deadline.abort();
+  options.signal.addEventListener('abort', abort, { once: true });
+  try {
+    const target = await untilAborted(checkWebhook(url, options), deadline.signal);
+    const status = await send(target.url, body, { ...options, lookup: pinnedLookup(target), signal: deadline.signal });
+    return outcomeOf(status);
+  } catch (error) {
+    if (isLiteError(error, 'WEBHOOK_REFUSED')) return { ok: false, permanent: true, reason: error.message };
+    if (deadline.signal.aborted) return { ok: false, permanent: false, reason: `no answer within ${options.timeoutMs / 1000} s` };
+    if (isLiteError(error)) return { ok: false, permanent: false, reason: error.message };
+    const code = (error as { code?: unknown } | null)?.code;
+    return { ok: false, permanent: false, reason: typeof code === 'string' ? code : String((error as Error | null)?.message ?? error) };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', abort);
+  }
+}
+
+function outcomeOf(status: number): PostOutcome {
+  if (status >= 200 && status < 300) return { ok: true };
+  if (status >= 300 && status < 400) return { ok: false, permanent: true, reason: `HTTP ${status}: redirects are not followed` };
+  const retry = status >= 500 || status === 408 || status === 425 || status === 429 || status < 200;
+  return { ok: false, permanent: !retry, reason: `HTTP ${status}` };
+}
+
+function send(url: URL, body: string, options: PostOptions & { lookup: ReturnType<typeof pinnedLookup> }): Promise<number> {
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const request = (secure ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...options.headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: options.lookup,
+        agent: secure ? options.agents.https : options.agents.http,
+        signal: options.signal,
+      },
+      (response) => {
+        resolve(response.statusCode ?? 0);
+        discard(response);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** Reads a little of the body so that the connection can be reused, then gives up on it. */
+function discard(response: http.IncomingMessage): void {
+  let size = 0;
+  const stop = setTimeout(() => response.destroy(), RESPONSE_DRAIN_MS);
+  stop.unref();
+  response.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_RESPONSE_BYTES) response.destroy();
+  });
+  response.on('close', () => clearTimeout(stop));
+  response.on('error', () => undefined);
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise((resolve, reject) => {
+    const abort = (): void => reject(new Error('aborted'));
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
