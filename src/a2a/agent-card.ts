@@ -20,6 +20,30 @@ export interface CardOptions {
   baseUrl: string;
   streaming: boolean;
   pushNotifications: boolean;
+  /** The credentials the server requires, declared so that clients know what to send. */
+  security?: { bearer?: boolean; apiKeyHeader?: string };
+}
+
+/**
+ * The security schemes in force, in 1.0 form (a member naming the kind of scheme) and in 0.3
+ * form (`type`, `scheme`, `in`). Both sit in one object per scheme: each reader takes the
+ * fields it knows and ignores the others, as both versions require of unknown fields.
+ */
+function securityOf(security: CardOptions['security']) {
+  const schemes: Record<string, Record<string, unknown>> = {};
+  const v1: Record<string, unknown>[] = [];
+  const v03: Record<string, string[]>[] = [];
+  if (security?.bearer) {
+    schemes.bearer = { httpAuthSecurityScheme: { scheme: 'Bearer' }, type: 'http', scheme: 'bearer' };
+    v1.push({ schemes: { bearer: { list: [] } } });
+    v03.push({ bearer: [] });
+  }
+  if (security?.apiKeyHeader) {
+    schemes.apiKey = { apiKeySecurityScheme: { location: 'header', name: security.apiKeyHeader }, type: 'apiKey', in: 'header', name: security.apiKeyHeader };
+    v1.push({ schemes: { apiKey: { list: [] } } });
+    v03.push({ apiKey: [] });
+  }
+  return { schemes, v1, v03 };
 }
 
 /** The JSON-RPC endpoint under the base URL; REST paths hang off the base URL itself. */
@@ -52,8 +76,8 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
       extensions: [{ uri: LITE_CARD_EXTENSION, description: 'The A2A-Lite card of this agent', required: false, params: lite }],
       extendedAgentCard: false,
     },
-    securitySchemes: {},
-    securityRequirements: [],
+    securitySchemes: securityOf(options.security).schemes,
+    securityRequirements: securityOf(options.security).v1,
     defaultInputModes: modes(allInputs.length > 0 ? allInputs : undefined),
     defaultOutputModes: modes(allOutputs.length > 0 ? allOutputs : undefined),
     skills: card.skills.map((skill) => ({
@@ -81,6 +105,7 @@ export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<
     preferredTransport: 'JSONRPC',
     // 0.3's name for 1.0's `capabilities.extendedAgentCard`.
     supportsAuthenticatedExtendedCard: false,
+    security: securityOf(options.security).v03,
   };
 }
 

@@ -6,6 +6,7 @@ import type { LiteCard } from '../card/types.js';
 import { ERROR_TABLE, LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
 import { JSONRPC_PATH, toHybridAgentCard } from './agent-card.js';
+import { authEnabled, withAuth, type AuthOptions } from './auth.js';
 import { errorInfoOf } from './error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
@@ -21,6 +22,8 @@ export interface A2AHandlerOptions {
   baseUrl: string | (() => string);
   /** Push notification configs (a started push sender); without it, push is off and the card says so. */
   push?: PushConfigService;
+  /** Credentials every request but the card's must carry; declared in the card. */
+  auth?: AuthOptions;
 }
 
 type Id = string | number | null;
@@ -37,11 +40,20 @@ const V03_HEADER = /^0\.3(\.\d+)?$/;
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const card = options.card ?? options.agent.card;
   const baseUrl = typeof options.baseUrl === 'function' ? options.baseUrl : () => options.baseUrl as string;
-  return async (request) => {
+  const auth = options.auth ?? {};
+  const security = authEnabled(auth)
+    ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
+    : undefined;
+  return withAuth(async (request) => {
     if (CARD_PATHS.has(request.path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
       // One card for every client: 0.3 readers find `url`, 1.0 readers `supportedInterfaces`.
-      const agentCard = toHybridAgentCard(card, { baseUrl: baseUrl(), streaming: true, pushNotifications: options.push !== undefined });
+      const agentCard = toHybridAgentCard(card, {
+        baseUrl: baseUrl(),
+        streaming: true,
+        pushNotifications: options.push !== undefined,
+        ...(security === undefined ? {} : { security }),
+      });
       return json(200, agentCard, { 'cache-control': 'public, max-age=300' });
     }
     if (RPC_PATHS.has(request.path)) {
@@ -51,7 +63,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     const rest = restV1(options.agent, request, options.push === undefined ? {} : { push: options.push });
     if (rest !== undefined) return rest;
     return json(404, { error: { code: 404, status: 'NOT_FOUND', message: `no A2A endpoint at ${request.path}` } });
-  };
+  }, auth);
 }
 
 async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContext): Promise<HttpResponse> {

@@ -11,6 +11,8 @@ export interface HttpRequest {
   body: string;
   /** Fires when the client goes away, so streams stop. */
   signal?: AbortSignal;
+  /** The client's address, when the adapter knows it (for rate limits). */
+  remoteAddress?: string;
 }
 
 export type HttpResponse =

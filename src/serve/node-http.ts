@@ -53,6 +53,7 @@ async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerRe
     headers,
     body: Buffer.concat(chunks).toString('utf8'),
     signal: gone.signal,
+    ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
   });
   await write(res, response, req.method === 'HEAD', gone.signal);
 }

@@ -116,3 +116,56 @@ describe('a2a-lite serve --push', () => {
     await eventually(() => expect(updatesOf(slowId).at(-1)).toBe('TASK_STATE_FAILED'));
   });
 });
+
+describe('a2a-lite serve with auth', () => {
+  it('takes the token from the environment and writes it nowhere', async () => {
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const home = tempHome();
+    const token = ['serve', '-token-', 'Zx81Qw0Plm'].join('');
+    cli(['card', 'init', '--id', 'jiajia', '--name', '佳佳'], { home });
+    const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0', '--exec', 'echo ok', '--auth-bearer-env', 'A2A_TEST_TOKEN', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, A2A_TEST_TOKEN: token },
+    });
+    running.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
+    for (let waited = 0; !output.includes('\n') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    const info = JSON.parse(output.split('\n')[0] as string) as { jsonrpc: string; card: string; auth: string };
+    expect(info.auth).toBe('bearer token');
+    expect((await fetch(info.card)).status).toBe(200);
+    const send = (headers: Record<string, string>) =>
+      fetch(info.jsonrpc, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      });
+    expect((await send({})).status).toBe(401);
+    expect((await send({ authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await send({ authorization: `Bearer ${token}` })).status).toBe(200);
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else files.push(path);
+      }
+    };
+    walk(home);
+    expect(files.some((f) => f.endsWith('a2a-lite.db'))).toBe(true);
+    for (const file of files) expect(readFileSync(file).includes(token), file).toBe(false);
+    expect(output).not.toContain(token);
+  });
+
+  it('refuses to start when the named variable is empty, without echoing anything', () => {
+    const home = tempHome();
+    cli(['card', 'init', '--id', 'a', '--name', 'A'], { home });
+    const result = cli(['serve', '--home', home, '--exec', 'true', '--auth-bearer-env', 'A2A_MISSING_TOKEN'], { env: { A2A_MISSING_TOKEN: '' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('the environment variable A2A_MISSING_TOKEN is empty or not set');
+  });
+});

@@ -3,6 +3,7 @@
 // (or memory); SIGTERM or Ctrl-C stops it cleanly.
 
 import { join } from 'node:path';
+import type { AuthOptions } from '../../a2a/auth.js';
 import { createA2AHandler } from '../../a2a/handler.js';
 import { JSONRPC_PATH } from '../../a2a/agent-card.js';
 import type { LiteCard } from '../../card/types.js';
@@ -40,6 +41,10 @@ options:
   --push                  send push notifications: clients may register webhooks, which get
                           every update of their task, retried for about a minute. Off unless
                           given, since it has the server make requests to URLs clients choose.
+  --auth-bearer-env NAME  require "Authorization: Bearer <token>"; the accepted tokens are in the
+                          environment variable NAME (several: separated by commas)
+  --auth-api-key-env NAME require an API key from the environment variable NAME, sent in the
+                          header --api-key-header (default X-API-Key); the card stays public
   --allow-private-webhooks  with --push, allow webhooks on loopback, private and link-local
                           addresses (refused by default, against SSRF)
 
@@ -57,6 +62,9 @@ example:
       'max-body': { type: 'string' },
       push: { type: 'boolean' },
       'allow-private-webhooks': { type: 'boolean' },
+      'auth-bearer-env': { type: 'string' },
+      'auth-api-key-env': { type: 'string' },
+      'api-key-header': { type: 'string' },
     });
     atMost('serve', positionals, 0);
     const commandLine = required('serve', values.exec, '--exec CMD');
@@ -90,20 +98,32 @@ example:
       for (const task of recovered) await push.record({ kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status }, task);
     }
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const handler = createA2AHandler(push === undefined ? { agent, baseUrl: () => baseUrl } : { agent, baseUrl: () => baseUrl, push });
+    const auth = authFrom(values, context);
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes });
     if (baseUrl === '') baseUrl = server.url;
 
     const webhooks = push === undefined ? 'off' : values['allow-private-webhooks'] ? 'on (private networks allowed)' : 'on';
-    const where = { url: baseUrl, card: `${baseUrl}/.well-known/agent-card.json`, jsonrpc: `${baseUrl}${JSONRPC_PATH}`, store: storeKind === 'sqlite' ? paths.database : 'memory', push: webhooks };
+    const kinds = [auth.bearerTokens ? 'bearer token' : '', auth.apiKeys ? `API key (${auth.apiKeyHeader ?? 'X-API-Key'})` : ''].filter(Boolean);
+    const where = {
+      url: baseUrl,
+      card: `${baseUrl}/.well-known/agent-card.json`,
+      jsonrpc: `${baseUrl}${JSONRPC_PATH}`,
+      rest: baseUrl,
+      store: storeKind === 'sqlite' ? paths.database : 'memory',
+      push: webhooks,
+      auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
+    };
     // One line of JSON: a supervisor reading a long-running server's output wants lines.
     if (values.json) printLine(context, JSON.stringify({ serving: card.agent.id, ...where }));
     else {
       printLine(context, `serving ${card.agent.name} (${card.agent.id}) on ${where.url}`);
       printLine(context, `  agent card: ${where.card}`);
-      printLine(context, `  JSON-RPC:   ${where.jsonrpc}`);
+      printLine(context, `  JSON-RPC:   ${where.jsonrpc} (A2A 1.0 and 0.3)`);
+      printLine(context, `  REST:       ${where.rest} (A2A 1.0 HTTP+JSON)`);
       printLine(context, `  tasks:      ${where.store}`);
       printLine(context, `  push:       ${where.push}`);
+      printLine(context, `  auth:       ${where.auth}`);
       if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);
     }
 
@@ -130,6 +150,24 @@ async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskS
   if (kind === 'memory') return new MemoryTaskStore();
   const { openSqliteTaskStore } = await import('../../store/sqlite-task-store.js');
   return openSqliteTaskStore(path);
+}
+
+/** Credentials named by environment variable; the values themselves are never printed. */
+function authFrom(values: { 'auth-bearer-env'?: string; 'auth-api-key-env'?: string; 'api-key-header'?: string }, context: Context): AuthOptions {
+  const secrets = (name: string): string[] => {
+    const list = (context.env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    if (list.length === 0) throw new LiteError('USAGE', `serve: the environment variable ${name} is empty or not set`);
+    return list;
+  };
+  const auth: AuthOptions = {};
+  if (values['auth-bearer-env']) auth.bearerTokens = secrets(values['auth-bearer-env']);
+  if (values['auth-api-key-env']) auth.apiKeys = secrets(values['auth-api-key-env']);
+  if (values['api-key-header']) {
+    if (!values['auth-api-key-env']) throw new LiteError('USAGE', 'serve: --api-key-header needs --auth-api-key-env');
+    if (!/^[A-Za-z0-9-]{1,64}$/.test(values['api-key-header'])) throw new LiteError('USAGE', 'serve: --api-key-header is a header name');
+    auth.apiKeyHeader = values['api-key-header'];
+  }
+  return auth;
 }
 
 function wholeNumber(option: string, value: string, max: number): number {

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { jiajiaCard } from '../card/examples.js';
+import { createAgent } from '../runtime/agent.js';
+import { createA2AHandler } from './handler.js';
+import type { HttpRequest, HttpResponse } from './http.js';
+
+const TOKEN = ['tok', 'en-', 'Zx81Qw0PlmNbV7cX'].join('');
+const KEY = ['key', '-', 'Q1w2E3r4'].join('');
+let clock = 0;
+const handle = createA2AHandler({
+  agent: createAgent({ card: jiajiaCard(), onTask: () => 'ok' }),
+  baseUrl: 'http://127.0.0.1:7331',
+  auth: { bearerTokens: [TOKEN, 'second-token'], apiKeys: [KEY], maxFailuresPerMinute: 5, now: () => clock },
+});
+
+const getTask = (headers: Record<string, string>, remoteAddress = '10.0.0.1'): HttpRequest => ({
+  method: 'POST',
+  path: '/jsonrpc',
+  query: new URLSearchParams(),
+  headers: { 'a2a-version': '1.0', ...headers },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }),
+  remoteAddress,
+});
+const bodyOf = (r: HttpResponse) => ('body' in r ? r.body : '');
+
+describe('authentication', () => {
+  it('keeps the card public and declares the schemes in both versions', async () => {
+    const response = await handle({ method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' });
+    const card = JSON.parse(bodyOf(response));
+    expect(response.status).toBe(200);
+    expect(card.securitySchemes).toEqual({
+      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' }, type: 'http', scheme: 'bearer' },
+      apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' }, type: 'apiKey', in: 'header', name: 'X-API-Key' },
+    });
+    expect(card.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }]);
+    expect(card.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(bodyOf(response)).not.toContain(TOKEN);
+  });
+
+  it.each([
+    ['no credential', {}],
+    ['a wrong bearer token', { authorization: 'Bearer wrong' }],
+    ['a token that is a prefix of the right one', { authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
+    ['the right token with another scheme', { authorization: `Basic ${TOKEN}` }],
+    ['a wrong API key', { 'x-api-key': 'nope' }],
+  ])('refuses %s with 401 and a challenge, naming no secret', async (_what, headers) => {
+    clock += 61_000;
+    const response = await handle(getTask(headers, `refused-${_what}`));
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="a2a-lite"');
+    expect(bodyOf(response)).not.toContain(TOKEN);
+    expect(bodyOf(response)).not.toContain(KEY);
+  });
+
+  it.each([
+    ['the first bearer token', { authorization: `Bearer ${TOKEN}` }],
+    ['the second bearer token', { authorization: 'Bearer second-token' }],
+    ['the API key', { 'x-api-key': KEY }],
+  ])('lets %s through to the agent', async (_what, headers) => {
+    const response = await handle(getTask(headers));
+    expect(response.status).toBe(200);
+    expect(JSON.parse(bodyOf(response)).error.code).toBe(-32001);
+  });
+
+  it('slows down an address that keeps guessing, and no other', async () => {
+    clock += 61_000;
+    for (let i = 0; i < 5; i += 1) expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.9.9.9'))).status).toBe(401);
+    const limited = await handle(getTask({ authorization: `Bearer ${TOKEN}` }, '10.9.9.9'));
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect((await handle(getTask({ authorization: `Bearer ${TOKEN}` }, '10.8.8.8'))).status).toBe(200);
+    clock += 61_000;
+    expect((await handle(getTask({ authorization: `Bearer ${TOKEN}` }, '10.9.9.9'))).status).toBe(200);
+  });
+
+  it('guards the REST binding too', async () => {
+    const response = await handle({ method: 'GET', path: '/tasks/nope', query: new URLSearchParams(), headers: { 'a2a-version': '1.0' }, body: '', remoteAddress: 'rest' });
+    expect(response.status).toBe(401);
+  });
+});
