@@ -1,0 +1,30 @@
+// The a2a-lite library: the A2A-Lite grammar and cards, the stores, the agent runtime, and the
+// A2A server pieces. `a2a-lite/protocol` and `a2a-lite/card` are the small pure subsets.
+
+export * from './protocol/index.js';
+export * from './card/index.js';
+export * from './store/index.js';
+export { LiteError, isLiteError, ERROR_TABLE, type ErrorCode, type ErrorDetails } from './errors.js';
+export { findSecrets, credentialShapes, redactCredentials, type SecretFinding } from './secrets.js';
+
+export {
+  createAgent,
+  Agent,
+  type AgentOptions,
+  type IncomingTask,
+  type TaskContext,
+  type ResultFile,
+  type SendOptions,
+  type StatusOptions,
+} from './runtime/agent.js';
+export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './runtime/task-model.js';
+export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from './store/task-store.js';
+
+export { createA2AHandler, type A2AHandlerOptions } from './a2a/handler.js';
+export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/http.js';
+export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION } from './a2a/agent-card.js';
+export type { AuthOptions } from './a2a/auth.js';
+export { listen, nodeListener, type Listening } from './serve/node-http.js';
+export { fetchHandler } from './serve/fetch-handler.js';
+export { execHandler, type ExecOptions } from './serve/exec-handler.js';
+export { safeFileName } from './serve/safe-names.js';

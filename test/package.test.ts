@@ -1,0 +1,24 @@
+// The package as users import it: every entry point in package.json exists after the build.
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  bin: Record<string, string>;
+  exports: Record<string, { import: string; types: string }>;
+};
+const root = new URL('../', import.meta.url);
+
+describe('the package', () => {
+  it.each(Object.entries(pkg.exports))('ships the entry point %s', async (name, entry) => {
+    expect(existsSync(new URL(entry.import, root))).toBe(true);
+    expect(existsSync(new URL(entry.types, root))).toBe(true);
+    const module = (await import(new URL(entry.import, root).href)) as Record<string, unknown>;
+    expect(Object.keys(module).length).toBeGreaterThan(5);
+    if (name === '.') for (const used of ['createAgent', 'createA2AHandler', 'listen', 'fetchHandler', 'parse', 'format', 'FileTaskLedger']) expect(typeof module[used], used).toBe('function');
+  });
+
+  it('ships the binary with a shebang', () => {
+    const bin = readFileSync(new URL(pkg.bin['a2a-lite'] as string, root), 'utf8');
+    expect(bin.startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+});
