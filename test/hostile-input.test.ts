@@ -40,6 +40,7 @@ const HOSTILE: [string, string][] = [
   ['blank lines', `${fill('\n')}[A2A:ack task=t]${fill(' \n')}`],
   ['full-width brackets', fill('［A2A：')],
   ['CRLF', fill('[A2A:ack task=t]\r\n')],
+  ['carriage returns without a line feed', `[A2A:ack task=t]\n${fill('\r')}x\r\n`],
   ['high-entropy candidates', `[A2A:task id=t]\n${fill('Zx81Qw0PlmNbV7cXe2RtYu9Io3As ')}`],
 ];
 

@@ -2,7 +2,7 @@
 // one-backslash escape that keeps header-like body lines from being read as headers.
 
 import { LiteError } from '../errors.js';
-import { ATTACHMENT_LINE, isBlank, isSpecialLine, mayBeAttachment } from './lines.js';
+import { ATTACHMENT_LINE, isBlank, isSpecialLine, mayBeAttachment, normalizeLineEnds } from './lines.js';
 import type { Message } from './types.js';
 
 /** Separates attachment lines from the body and undoes the escape `format` puts on body lines. */
@@ -26,7 +26,7 @@ export function splitBody(lines: readonly string[]): Pick<Message, 'body' | 'att
 
 /** The body as `parse` returns it: LF line ends, no leading blank lines, no trailing whitespace. */
 export function canonicalBody(body: string): string {
-  return canonicalLines(body.replace(/\r\n/g, '\n').split('\n'));
+  return canonicalLines(normalizeLineEnds(body).split('\n'));
 }
 
 /** Body lines as `format` writes them: header-like and attachment-like lines escaped. */

@@ -103,3 +103,12 @@ describe('properties', () => {
     );
   });
 });
+
+describe('line endings', () => {
+  it.each(['a\r\nb', 'a\r\r\nb', 'a\r\r\r\nb'])('format writes %j so that parse reads it back without a repair', (body) => {
+    const text = format({ type: 'task', params: { id: 't' }, body, attachments: [] });
+    const back = parse(text);
+    expect(back.warnings).toEqual([]);
+    expect(back.body).toBe('a\nb');
+  });
+});

@@ -122,6 +122,22 @@ export function isSpecialLine(line: string): boolean {
   return isHeaderLine(rest) || ATTACHMENT_LINE.test(rest);
 }
 
+/**
+ * Line ends as LF: every run of CR before an LF goes. A character loop, not `/\r+\n/`, which
+ * would backtrack quadratically over a long run of CR without an LF.
+ */
+export function normalizeLineEnds(text: string): string {
+  if (!text.includes('\r\n')) return text;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length - 1; i += 1) {
+    const line = lines[i] as string;
+    let end = line.length;
+    while (end > 0 && line.charCodeAt(end - 1) === 13) end -= 1;
+    if (end < line.length) lines[i] = line.slice(0, end);
+  }
+  return lines.join('\n');
+}
+
 /** Blank for the purposes of the grammar: nothing but whitespace (including full-width). */
 export function isBlank(line: string): boolean {
   return line.trim() === '';

@@ -4,7 +4,7 @@
 
 import { splitBody } from './body.js';
 import { readHeader } from './header.js';
-import { closesFence, FENCE_LINE, headerStart, isBlank, isHeaderLine, isMentionsOnly, mayBeFence, mayStartHeader } from './lines.js';
+import { closesFence, FENCE_LINE, headerStart, isBlank, isHeaderLine, isMentionsOnly, mayBeFence, mayStartHeader, normalizeLineEnds } from './lines.js';
 import type { ParsedMessage, ParseWarning } from './types.js';
 
 interface Fence {
@@ -54,7 +54,7 @@ export function parseAll(text: string): ParsedMessage[] {
   const shared: ParseWarning[] = [];
   let source = text;
   if (source.includes('\r\n')) {
-    source = source.replace(/\r\n/g, '\n');
+    source = normalizeLineEnds(source);
     shared.push({ code: 'CRLF_NORMALIZED', message: 'CRLF line endings read as LF' });
   }
   const lines = source.split('\n');

@@ -13,6 +13,7 @@ import { LiteError } from '../errors.js';
 import { isInterrupted, isTerminal, transition, type TaskState, type WireState } from '../protocol/states.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { EventQueue } from './event-queue.js';
+import { receiveLite, type LiteReceiveOptions } from './lite-driver.js';
 import { cloneTask, textOf, type Artifact, type Part, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
 
 /** What a handler receives about a new task. */
@@ -176,6 +177,14 @@ export class Agent {
   observe(observer: TaskObserver): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);
+  }
+
+  /**
+   * Handles A2A-Lite chat text from peer `options.from` and resolves with the lite replies to
+   * send, once each task it started has ended or asks for input (see lite-driver.ts).
+   */
+  receive(text: string, options: LiteReceiveOptions): Promise<string[]> {
+    return receiveLite(this, text, options);
   }
 
   /**

@@ -1,0 +1,393 @@
+// Drives an agent from A2A-Lite chat text: each protocol message in a chat message becomes a
+// runtime call, and what the task then does comes back as lite replies. Never throws.
+//
+//   [A2A:discover]          ──► the [A2A:card] reply
+//   [A2A:task id=X]         ──► agent.stream ──► status accepted · status … · result completed
+//                                                 (failed, rejected, cancelled: a status)
+//   [A2A:task id=X] again   ──► the reply to input-required: resumes the same runtime task
+//   [A2A:cancel task=X]     ──► agent.cancel ──► status cancelled
+//   status · result · ack   ──► the ledger only
+//
+// Lite task ids are chosen by the requester, so they are unique per peer only, while runtime
+// ids are made by the agent (A2A clients see them). A map per agent, (peer, lite id) → runtime
+// id, links the two; the lite id and peer also ride in the request's metadata so that a stored
+// task says which lite task it served.
+
+import { randomUUID } from 'node:crypto';
+import { render, type Lang } from '../card/render.js';
+import { format } from '../protocol/format.js';
+import { messageOf } from '../protocol/message.js';
+import { parseAll } from '../protocol/parse.js';
+import { isTerminal, type TaskState } from '../protocol/states.js';
+import type { Message, ParsedMessage, Problem } from '../protocol/types.js';
+import { isValid, TASK_ID, validate } from '../protocol/validate.js';
+import { redactCredentials } from '../secrets.js';
+import type { FileTaskLedger } from '../store/task-ledger.js';
+import type { Direction } from '../store/task-record.js';
+import type { Agent } from './agent.js';
+import { WORDS, type Words } from './lite-words.js';
+import { textOf, type Artifact, type Part, type TaskEvent, type TaskMessage, type TaskStatus } from './task-model.js';
+
+/** What the driver needs of a ledger: `FileTaskLedger`, or anything shaped like it. */
+export type LiteLedger = Pick<FileTaskLedger, 'record' | 'has' | 'get'>;
+
+export interface LiteReceiveOptions {
+  /** The peer who sent the text (its agent id): the owner of the task ids it names. */
+  from: string;
+  /** Records received tasks with the replies sent, and peers' status, result and ack. */
+  ledger?: LiteLedger;
+  /** The language of the card reply and of the driver's own words (default `zh`). */
+  lang?: Lang;
+  /** Called with each reply as soon as it exists, so long tasks report progress as it happens. */
+  onReply?: (reply: string) => void;
+  /** Told of failures that have no reply: a ledger that refused a record, a throwing `onReply`. */
+  onError?: (error: unknown) => void;
+}
+
+/** What the driver remembers of one lite task. */
+interface LiteTask {
+  /** Unset while the runtime task is being made. */
+  runtimeId?: string;
+  /** A lite cancel ended the task: the cancel replies, not the task's follower. */
+  cancelled?: boolean;
+  ended?: boolean;
+}
+
+/** Tasks remembered per agent; past this, the oldest ended one is forgotten as a new one comes. */
+const REMEMBERED = 1000;
+/** A problem quoted in a refusal is cut here: it may echo a hostile value. */
+const MAX_PROBLEM = 300;
+
+const tasksByAgent = new WeakMap<Agent, Map<string, LiteTask>>();
+
+/**
+ * Handles the A2A-Lite messages in `text` from peer `options.from`, in order, and resolves with
+ * every reply once each task it started or resumed has ended or asks for input. Replies are
+ * formatted A2A-Lite text (or plain text for a refusal), also passed to `onReply` as they happen.
+ *
+ * @example
+ * const replies = await receiveLite(agent, '[A2A:task id=email-001 skill=email]\n发邮件…', { from: 'jiajia' });
+ * // ['[A2A:status task=email-001 state=accepted]\n收到，开始处理。', '[A2A:result task=email-001 state=completed]\n…']
+ */
+export async function receiveLite(agent: Agent, text: string, options: LiteReceiveOptions): Promise<string[]> {
+  const exchange = new Exchange(agent, options);
+  // Each message starts in order; a task runs on while the next is handled, so that a cancel
+  // later in the same text reaches it.
+  const running: Promise<void>[] = [];
+  for (const message of parseAll(text)) {
+    try {
+      const run = await exchange.handle(message);
+      if (run !== undefined) running.push(run.rest.catch((error: unknown) => exchange.report(error)));
+    } catch (error) {
+      exchange.report(error);
+    }
+  }
+  await Promise.all(running);
+  return exchange.replies;
+}
+
+/** The rest of a task's run, once it has started (wrapped: a promise would be awaited away). */
+interface Running {
+  rest: Promise<void>;
+}
+
+class Exchange {
+  readonly replies: string[] = [];
+  private readonly agent: Agent;
+  private readonly options: LiteReceiveOptions;
+  private readonly from: string;
+  private readonly words: Words;
+  private readonly tasks: Map<string, LiteTask>;
+
+  constructor(agent: Agent, options: LiteReceiveOptions) {
+    this.agent = agent;
+    this.options = options;
+    this.from = options.from;
+    this.words = WORDS[options.lang ?? 'zh'];
+    let tasks = tasksByAgent.get(agent);
+    if (tasks === undefined) tasksByAgent.set(agent, (tasks = new Map()));
+    this.tasks = tasks;
+  }
+
+  /** Handles one message; for a task, resolves once it has started and returns the rest of its run. */
+  async handle(message: ParsedMessage): Promise<Running | undefined> {
+    if (message.type === 'plain') return undefined;
+    const problems = validate(message);
+    if (!isValid(problems)) {
+      this.refuse(message, problems);
+      return undefined;
+    }
+    switch (message.type) {
+      case 'discover':
+        this.send(render(this.agent.card, this.options.lang));
+        return undefined;
+      case 'task':
+        return this.task(message);
+      case 'cancel':
+        await this.cancel(message);
+        return undefined;
+      case 'status':
+      case 'result':
+      case 'ack':
+        this.record(messageOf(message), 'in');
+        return undefined;
+      default:
+        // A card, or a type from a later version: nothing to answer.
+        return undefined;
+    }
+  }
+
+  report(error: unknown): void {
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // The caller's error hook failed too; there is no one left to tell.
+    }
+  }
+
+  /** An invalid task with a usable id fails; anything else gets a plain-text explanation. */
+  private refuse(message: ParsedMessage, problems: readonly Problem[]): void {
+    const errors = problems.filter((p) => p.level === 'error').map((p) => clip(p.message));
+    const explanation = this.words.invalid(clip(message.type), errors);
+    const id = message.type === 'task' ? message.params.id : undefined;
+    // A reused id belongs to a task that is still under way: failing it would end that one.
+    if (id !== undefined && TASK_ID.test(id) && !this.tasks.has(keyOf(this.from, id))) {
+      // Not recorded: the ledger never took the task, so it has nothing to fail.
+      this.say(liteMessage('status', { task: id, state: 'failed' }, explanation), false);
+    } else {
+      this.sendPlain(explanation);
+    }
+  }
+
+  private async task(message: ParsedMessage): Promise<Running | undefined> {
+    const id = message.params.id as string;
+    const key = keyOf(this.from, id);
+    const known = this.tasks.get(key);
+    if (known !== undefined) return this.reply(id, known, message);
+    if (this.answeredFromLedger(id, message)) return undefined;
+    const entry: LiteTask = {};
+    this.remember(key, entry);
+    this.record(messageOf(message), 'in');
+    let events: AsyncIterable<TaskEvent>;
+    try {
+      const options: { from: string; skill?: string } = { from: this.from };
+      if (message.params.skill) options.skill = message.params.skill;
+      events = await this.agent.stream(requestOf(message, id, this.from), options);
+    } catch (error) {
+      entry.ended = true;
+      this.say(liteMessage('status', { task: id, state: 'failed' }, this.words.couldNotStart(errorText(error))));
+      return undefined;
+    }
+    return this.follow(id, entry, events, false);
+  }
+
+  /** A task message for a task we know: the answer to its question, or a clear refusal. */
+  private async reply(id: string, entry: LiteTask, message: ParsedMessage): Promise<Running | undefined> {
+    const state = await this.stateOf(entry);
+    if (isTerminal(state)) {
+      this.sendPlain(this.words.ended(id, state));
+      return undefined;
+    }
+    if (state !== 'input-required' || entry.runtimeId === undefined) {
+      this.sendPlain(this.words.notWaiting(id, state));
+      return undefined;
+    }
+    this.record(messageOf(message), 'in');
+    let events: AsyncIterable<TaskEvent>;
+    try {
+      events = await this.agent.stream({ ...requestOf(message, id, this.from), taskId: entry.runtimeId }, { from: this.from });
+    } catch {
+      // A cancel or another reply came first.
+      this.sendPlain(this.words.notWaiting(id, (await this.agent.getTask(entry.runtimeId)).status.state));
+      return undefined;
+    }
+    return this.follow(id, entry, events, true);
+  }
+
+  /**
+   * A task id that the ledger holds for this peer but this process never saw: a task from
+   * before a restart (its run is gone), or an id already used the other way round.
+   */
+  private answeredFromLedger(id: string, message: ParsedMessage): boolean {
+    const ledger = this.options.ledger;
+    let known: ReturnType<LiteLedger['get']> | undefined;
+    try {
+      known = ledger?.has(id, this.from) ? ledger.get(id, this.from) : undefined;
+    } catch (error) {
+      this.report(error);
+    }
+    if (known === undefined) return false;
+    if (known.role === 'worker' && !isTerminal(known.state)) {
+      this.record(messageOf(message), 'in');
+      this.say(liteMessage('status', { task: id, state: 'failed' }, this.words.lost(id)));
+    } else {
+      this.sendPlain(this.words.idTaken(id, known.state));
+    }
+    return true;
+  }
+
+  /**
+   * Answers at once (accepted for a new task, working for a resumed one), then returns the run
+   * that says each later update.
+   */
+  private async follow(id: string, entry: LiteTask, events: AsyncIterable<TaskEvent>, resumed: boolean): Promise<Running | undefined> {
+    const iterator = events[Symbol.asyncIterator]();
+    // The stream starts with the task as it is now: answered before the next message is handled.
+    const first = await iterator.next();
+    if (first.done || first.value.kind !== 'task') return undefined;
+    const { task } = first.value;
+    entry.runtimeId = task.id;
+    const artifacts: Artifact[] = [...task.artifacts];
+    if (!resumed) {
+      this.sayState(id, entry, task.status, artifacts, this.words.accepted);
+    } else {
+      // The runtime moved the task to working on the reply; a quick handler may already have
+      // gone further before this stream began, and then the task as it is now says so.
+      this.say(liteMessage('status', { task: id, state: 'working' }, this.words.resumed));
+      if (task.status.state !== 'working' || task.status.message !== undefined) this.sayState(id, entry, task.status, artifacts);
+    }
+    const rest = async (): Promise<void> => {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        const event = next.value;
+        if (event.kind === 'artifact') artifacts.push(event.artifact);
+        else if (event.kind === 'status') this.sayState(id, entry, event.status, artifacts);
+      }
+    };
+    return { rest: rest() };
+  }
+
+  private async cancel(message: ParsedMessage): Promise<void> {
+    const id = message.params.task as string;
+    const entry = this.tasks.get(keyOf(this.from, id));
+    if (entry === undefined) return this.sendPlain(this.words.noTask(id));
+    const state = await this.stateOf(entry);
+    if (isTerminal(state)) return this.sendPlain(this.words.cannotCancel(id, state));
+    // Still being made by a concurrent call: rare enough to answer as unknown.
+    if (entry.runtimeId === undefined) return this.sendPlain(this.words.noTask(id));
+    this.record(messageOf(message), 'in');
+    entry.cancelled = true;
+    try {
+      await this.agent.cancel(entry.runtimeId);
+    } catch {
+      // It ended on its own meanwhile, and its follower said how.
+      entry.cancelled = false;
+      return this.sendPlain(this.words.cannotCancel(id, (await this.agent.getTask(entry.runtimeId)).status.state));
+    }
+    entry.ended = true;
+    this.say(liteMessage('status', { task: id, state: 'cancelled' }, this.words.cancelled));
+  }
+
+  /** A task that never got a runtime task either failed to start or is being made. */
+  private async stateOf(entry: LiteTask): Promise<TaskState> {
+    if (entry.runtimeId !== undefined) return (await this.agent.getTask(entry.runtimeId)).status.state;
+    return entry.ended ? 'failed' : 'submitted';
+  }
+
+  /** Says one state of a task: a status, or the result when it completed. */
+  private sayState(id: string, entry: LiteTask, status: TaskStatus, artifacts: readonly Artifact[], fallback = ''): void {
+    // The runtime's first state; lite has no `submitted` on the wire and answers `accepted`.
+    const state = status.state === 'submitted' ? 'accepted' : status.state;
+    if (state === 'cancelled' && entry.cancelled) return;
+    if (isTerminal(state)) entry.ended = true;
+    if (state === 'completed') {
+      const { text, files } = resultOf(artifacts);
+      this.say(liteMessage('result', { task: id, state }, text || this.words.done, files));
+      return;
+    }
+    const params: Record<string, string> = { task: id, state };
+    const lite = status.message?.metadata?.a2aLite as { progress?: unknown; eta?: unknown } | undefined;
+    const progress = percent(lite?.progress);
+    if (progress !== undefined) params.progress = progress;
+    if (typeof lite?.eta === 'string' && oneLine(lite.eta) !== '') params.eta = oneLine(lite.eta);
+    const words = textOf(status.message) || fallback || this.words.ending(state);
+    this.say(liteMessage('status', params, words));
+  }
+
+  /** Sends a protocol reply and records it in the ledger (unless `record` is false). */
+  private say(message: Message, record = true): void {
+    const safe: Message = {
+      type: message.type,
+      params: Object.fromEntries(Object.entries(message.params).map(([k, v]) => [k, redactCredentials(v)])),
+      body: bodyText(message.body),
+      attachments: message.attachments.map((name) => redactCredentials(name)),
+    };
+    if (record) this.record(safe, 'out');
+    this.send(format(safe));
+  }
+
+  private sendPlain(text: string): void {
+    this.send(format(liteMessage('plain', {}, bodyText(text))));
+  }
+
+  private send(reply: string): void {
+    this.replies.push(reply);
+    try {
+      this.options.onReply?.(reply);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** The ledger is a record, not a gate: its refusals are reported and never stop a task. */
+  private record(message: Message, direction: Direction): void {
+    try {
+      this.options.ledger?.record(message, { direction, peer: this.from });
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private remember(key: string, entry: LiteTask): void {
+    this.tasks.set(key, entry);
+    if (this.tasks.size <= REMEMBERED) return;
+    // Map order is insertion order. A live task is never forgotten: it can still be cancelled.
+    for (const [old, task] of this.tasks) {
+      if (!task.ended) continue;
+      this.tasks.delete(old);
+      return;
+    }
+  }
+}
+
+const keyOf = (peer: string, id: string): string => JSON.stringify([peer, id]);
+
+function liteMessage(type: string, params: Record<string, string>, body: string, attachments: string[] = []): Message {
+  return { type, params, body, attachments };
+}
+
+/** The runtime request for a lite task message: its body as text, its attachments as named files. */
+function requestOf(message: ParsedMessage, id: string, from: string): TaskMessage {
+  const parts: Part[] = [];
+  if (message.body !== '' || message.attachments.length === 0) parts.push({ kind: 'text', text: message.body });
+  for (const name of message.attachments) parts.push({ kind: 'file', name });
+  const lite: Record<string, string> = { taskId: id, from };
+  if (message.params.priority) lite.priority = message.params.priority;
+  return { messageId: randomUUID(), role: 'user', parts, metadata: { a2aLite: lite } };
+}
+
+/** The body and file names of a completed task's artifacts. */
+function resultOf(artifacts: readonly Artifact[]): { text: string; files: string[] } {
+  const texts: string[] = [];
+  const files: string[] = [];
+  for (const part of artifacts.flatMap((a) => a.parts)) {
+    if (part.kind === 'text') texts.push(part.text);
+    else if (part.kind === 'data') texts.push(JSON.stringify(part.data, null, 2) ?? '');
+    else {
+      const name = oneLine(part.name ?? '').replace(/[\u0000-\u001f\u007f]/g, '');
+      files.push(name === '' ? `file-${files.length + 1}` : name);
+    }
+  }
+  return { text: texts.filter((t) => t !== '').join('\n\n'), files };
+}
+
+/** A 0–100 progress figure as `progress=` writes it; undefined when there is none to say. */
+function percent(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) return undefined;
+  return `${Math.round(value * 100) / 100}%`;
+}
+
+/** Text as a reply body: one kind of line break, and no credential. */
+const bodyText = (text: string): string => redactCredentials(text.replace(/\r\n?/g, '\n'));
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+const clip = (text: string): string => (text.length > MAX_PROBLEM ? `${text.slice(0, MAX_PROBLEM)}…` : text);
+const errorText = (error: unknown): string => oneLine(error instanceof Error ? error.message : String(error));
