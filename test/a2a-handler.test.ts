@@ -52,7 +52,7 @@ describe('the A2A handler refuses bad requests with the spec’s errors', () => 
     ['ListTasks with a forged page token', call('ListTasks', { pageToken: 'forged' }), -32602],
     ['ListTasks with a bad state', call('ListTasks', { status: 'TASK_STATE_DANCING' }), -32602],
     ['push configs', call('CreateTaskPushNotificationConfig', { taskId: 'x', url: 'http://127.0.0.1/' }), -32003],
-    ['the extended card', call('GetExtendedAgentCard', {}), -32007],
+    ['the extended card, which the card does not offer', call('GetExtendedAgentCard', {}), -32004],
     ['a huge id', call('GetTask', { id: 'x'.repeat(100_000) }, 'y'.repeat(100_000)), -32001],
     ['deeply nested metadata', call('SendMessage', { message: { ...goodMessage, metadata: JSON.parse('{"a":'.repeat(500) + '1' + '}'.repeat(500)) } }), undefined],
   ])('%s', async (_what, body, code) => {

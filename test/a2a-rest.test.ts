@@ -94,7 +94,7 @@ describe('the REST routes refuse bad requests with the spec’s status and body'
     ['listing push configs', () => rest('GET', `/tasks/${ended.id}/pushNotificationConfigs`), 400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
     ['getting a push config', () => rest('GET', `/tasks/${ended.id}/pushNotificationConfigs/c1`), 400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
     ['deleting a push config', () => rest('DELETE', `/tasks/${ended.id}/pushNotificationConfigs/c1`), 400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
-    ['the extended card', () => rest('GET', '/extendedAgentCard'), 400, 'FAILED_PRECONDITION', 'EXTENDED_AGENT_CARD_NOT_CONFIGURED'],
+    ['the extended card, which the card does not offer', () => rest('GET', '/extendedAgentCard'), 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION'],
     // Path tricks and huge ids: an id is one segment, decoded after the split, and only looked up
     ['an id of ../.. spelled %2F', () => rest('GET', '/tasks/..%2F..'), 404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
     ['an id that climbs to the JSON-RPC path', () => rest('GET', '/tasks/..%2F..%2Fjsonrpc'), 404, 'NOT_FOUND', 'TASK_NOT_FOUND'],

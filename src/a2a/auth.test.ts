@@ -62,15 +62,16 @@ describe('authentication', () => {
     expect(JSON.parse(bodyOf(response)).error.code).toBe(-32001);
   });
 
-  it('slows down an address that keeps guessing, and no other', async () => {
+  it('answers 429 to an address that keeps guessing, without locking out valid clients there', async () => {
     clock += 61_000;
     for (let i = 0; i < 5; i += 1) expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.9.9.9'))).status).toBe(401);
-    const limited = await handle(getTask({ authorization: `Bearer ${TOKEN}` }, '10.9.9.9'));
+    const limited = await handle(getTask({ authorization: 'Bearer guess' }, '10.9.9.9'));
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe('60');
-    expect((await handle(getTask({ authorization: `Bearer ${TOKEN}` }, '10.8.8.8'))).status).toBe(200);
-    clock += 61_000;
     expect((await handle(getTask({ authorization: `Bearer ${TOKEN}` }, '10.9.9.9'))).status).toBe(200);
+    expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.8.8.8'))).status).toBe(401);
+    clock += 61_000;
+    expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.9.9.9'))).status).toBe(401);
   });
 
   it('guards the REST binding too', async () => {

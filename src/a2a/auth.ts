@@ -1,6 +1,6 @@
 // Authentication in front of the A2A handler: bearer tokens and API keys, taken from the
 // environment by the caller. The agent card stays public; every other request needs a valid
-// credential, compared in constant time. Repeated failures from one address are slowed down.
+// credential, compared in constant time. Repeated failures from one address get 429.
 // No credential is ever written to a response or a log.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -39,13 +39,16 @@ export function withAuth(handler: A2AHandler, options: AuthOptions): A2AHandler 
 
   return async (request) => {
     if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return handler(request);
+    // A valid credential always passes: a stranger's failures from the same address (or from
+    // behind the same proxy) must not lock out a client that has the right token. Only failures
+    // are counted, and past the limit they get 429 instead of 401.
+    if (matches(request, bearer, keys, header)) return handler(request);
     const who = request.remoteAddress ?? 'unknown';
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);
     if (recent.length >= limit) {
       failures.set(who, recent);
       return json(429, { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'too many failed authentication attempts; wait a minute' } }, { 'retry-after': '60' });
     }
-    if (matches(request, bearer, keys, header)) return handler(request);
     recent.push(now());
     failures.set(who, recent);
     if (failures.size > 10_000) forgetOldest(failures);

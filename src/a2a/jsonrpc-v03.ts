@@ -41,7 +41,7 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
   ...PUSH_METHODS_V03,
 
   async 'agent/getAuthenticatedExtendedCard'() {
-    throw new LiteError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card; its card is public');
+    throw new LiteError('UNSUPPORTED_OPERATION', 'this agent has no extended card; its card is public');
   },
 };
 

@@ -85,7 +85,8 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
   ...PUSH_METHODS_V1,
 
   async GetExtendedAgentCard() {
-    throw new LiteError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card; its card is public');
+    // The card says capabilities.extendedAgentCard is false: the operation is not offered (A2A 1.0, section on auth).
+    throw new LiteError('UNSUPPORTED_OPERATION', 'this agent has no extended card; its card is public');
   },
 };
 

@@ -124,3 +124,18 @@ describe('serve --exec', () => {
     expect(() => fileInside(join(root, 'task'), 'link.txt')).toThrow(/outside the task folder/);
   });
 });
+
+describe('the program’s environment', () => {
+  it('leaves out the variables named in hiddenEnv', async () => {
+    process.env.A2A_TEST_HIDDEN = 'server-secret-value';
+    process.env.A2A_TEST_SHOWN = 'visible';
+    try {
+      const { agent } = agentFor('echo "hidden=${A2A_TEST_HIDDEN:-none} shown=${A2A_TEST_SHOWN:-none} task=$A2A_TASK_ID"', { hiddenEnv: ['A2A_TEST_HIDDEN'] });
+      const task = await agent.send(message('x'));
+      expect(task.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: `hidden=none shown=visible task=${task.id}` });
+    } finally {
+      delete process.env.A2A_TEST_HIDDEN;
+      delete process.env.A2A_TEST_SHOWN;
+    }
+  });
+});

@@ -35,6 +35,13 @@ export interface ExecOptions {
   maxOutputBytes?: number;
   /** A file in a result may be at most this large (default 25 MiB). */
   maxFileBytes?: number;
+  /** Environment variables the program must not see, such as the server's own tokens. */
+  hiddenEnv?: readonly string[];
+}
+
+function withoutNames(env: NodeJS.ProcessEnv, hidden: readonly string[]): NodeJS.ProcessEnv {
+  if (hidden.length === 0) return env;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !hidden.includes(name)));
 }
 
 const STDERR_TAIL = 2000;
@@ -70,7 +77,7 @@ async function runTurn(options: ExecOptions, folder: string, task: IncomingTask,
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own process group, so that a signal reaches what the shell started, too.
     detached: true,
-    env: { ...process.env, A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '' },
+    env: { ...withoutNames(process.env, options.hiddenEnv ?? []), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '' },
   });
   child.stdin.on('error', () => {}); // a program that never reads stdin is fine
   child.stdin.end(`${transcript.map((m) => format(m)).join('\n\n')}\n`);

@@ -169,3 +169,23 @@ describe('a2a-lite serve with auth', () => {
     expect(result.stderr).toContain('the environment variable A2A_MISSING_TOKEN is empty or not set');
   });
 });
+
+describe('a2a-lite serve on SIGTERM', () => {
+  it('sends open streams the final status before closing them', async () => {
+    const { child, info } = await startServe(tempHome(), 'sleep 30');
+    const response = await fetch(info.jsonrpc as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 's', role: 'ROLE_USER', parts: [{ text: 'slow' }] } } }),
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    child.kill('SIGTERM');
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
+    expect(text).toContain('TASK_STATE_FAILED');
+    expect(text).toContain('the server is shutting down');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+});

@@ -376,7 +376,7 @@ describe('A2A 0.3 on the wire', () => {
     ['push config get', 'tasks/pushNotificationConfig/get', { id: 'x' }, {}, -32003, 'this agent does not send push notifications'],
     ['push config list', 'tasks/pushNotificationConfig/list', { id: 'x' }, {}, -32003, 'this agent does not send push notifications'],
     ['push config delete', 'tasks/pushNotificationConfig/delete', { id: 'x', pushNotificationConfigId: 'y' }, {}, -32003, 'this agent does not send push notifications'],
-    ['the extended card', 'agent/getAuthenticatedExtendedCard', undefined, {}, -32007, 'this agent has no extended card; its card is public'],
+    ['the extended card', 'agent/getAuthenticatedExtendedCard', undefined, {}, -32004, 'this agent has no extended card; its card is public'],
     ['a 1.0 part', 'message/send', { message: { kind: 'message', messageId: 'p', role: 'user', parts: [{ text: 'hi' }] } }, {}, -32602, 'params.message.parts[0].kind must be "text", "file" or "data"'],
     ['an agent message', 'message/send', { message: { kind: 'message', messageId: 'p', role: 'agent', parts: [{ kind: 'text', text: 'hi' }] } }, {}, -32602, 'params.message.role must be "user"'],
     ['a blocking flag that is not a boolean', 'message/send', { message: { messageId: 'p', role: 'user', parts: [{ kind: 'text', text: 'hi' }] }, configuration: { blocking: 'yes' } }, {}, -32602, 'params.configuration.blocking must be true or false'],

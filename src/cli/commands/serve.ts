@@ -80,10 +80,13 @@ example:
     const store = await openStore(storeKind, paths.database);
     // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
     const recovered = await store.recoverInterrupted('the server stopped before this task ended');
+    const auth = authFrom(values, context);
+    // The program must not see the tokens that guard the server: it could print them back.
+    const hiddenEnv = [values['auth-bearer-env'], values['auth-api-key-env']].filter((name): name is string => name !== undefined);
     const agent = createAgent({
       card,
       store,
-      onTask: execHandler({ command: commandLine, workRoot: join(home.dir, 'work'), timeoutMs: timeoutSeconds * 1000 }),
+      onTask: execHandler({ command: commandLine, workRoot: join(home.dir, 'work'), timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
     });
     // Sends what the outbox still holds from the last run, before taking new requests.
     let push: PushSender | undefined;
@@ -98,7 +101,6 @@ example:
       for (const task of recovered) await push.record({ kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status }, task);
     }
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const auth = authFrom(values, context);
     const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes });
     if (baseUrl === '') baseUrl = server.url;
@@ -131,12 +133,16 @@ example:
       process.once('SIGTERM', () => resolve('SIGTERM'));
       process.once('SIGINT', () => resolve('SIGINT'));
     });
-    // Stop taking requests and sending (what is unsent stays in the outbox), end what is running,
-    // then close the database. The last updates reach the outbox, for the next run to send.
-    const closing = server.close();
+    // Stop taking connections, stop sending webhooks (what is unsent stays in the outbox), then
+    // end what is running: open streams and waiting requests get that final status before their
+    // connections close. Give them a few seconds, then close whatever is left.
+    const drained = new Promise<void>((resolve) => server.server.close(() => resolve()));
+    server.server.closeIdleConnections();
     await push?.close();
     await agent.shutdown('the server is shutting down');
-    await closing;
+    server.server.closeIdleConnections();
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+    server.server.closeAllConnections();
     if (!values.json) printLine(context, `stopped (${signal})`);
     return 0;
   },
