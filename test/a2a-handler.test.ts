@@ -54,7 +54,7 @@ describe('the A2A handler refuses bad requests with the spec’s errors', () => 
     ['push configs', call('CreateTaskPushNotificationConfig', { taskId: 'x', url: 'http://127.0.0.1/' }), -32003],
     ['the extended card, which the card does not offer', call('GetExtendedAgentCard', {}), -32004],
     ['a huge id', call('GetTask', { id: 'x'.repeat(100_000) }, 'y'.repeat(100_000)), -32001],
-    ['deeply nested metadata', call('SendMessage', { message: { ...goodMessage, metadata: JSON.parse('{"a":'.repeat(500) + '1' + '}'.repeat(500)) } }), undefined],
+    ['metadata nested 500 deep', call('SendMessage', { message: { ...goodMessage, metadata: JSON.parse('{"a":'.repeat(500) + '1' + '}'.repeat(500)) } }), -32602],
   ])('%s', async (_what, body, code) => {
     expect((await rpcError(body))?.code).toBe(code);
   });

@@ -2,6 +2,7 @@
 // rules a schema cannot say: safe ids, unique skills, and no credentials.
 
 import { LiteError } from '../errors.js';
+import { jsonDepth } from '../json-depth.js';
 import { findSecrets } from '../secrets.js';
 import type { CardError, LiteCard } from './types.js';
 import { validate as schemaValidate } from './validate-card.generated.js';
@@ -32,7 +33,7 @@ export interface CardCheck {
  */
 export function checkCard(card: unknown): CardCheck {
   const errors: CardError[] = [];
-  if (depthOf(card) > MAX_DEPTH) {
+  if (jsonDepth(card, MAX_DEPTH) > MAX_DEPTH) {
     return { valid: false, errors: [{ path: '/', rule: 'depth', message: `nests deeper than ${MAX_DEPTH} levels` }] };
   }
   if (!schemaValidate(card)) {
@@ -112,20 +113,6 @@ function semanticErrors(card: LiteCard): CardError[] {
   const max = card.limits?.maxConcurrentTasks;
   if (max !== undefined && max < 1) errors.push({ path: '/limits/maxConcurrentTasks', rule: 'minimum', message: 'must be at least 1' });
   return errors;
-}
-
-/** How deeply `value` nests arrays and objects, counted without recursion (stops past MAX_DEPTH). */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
-    if (item === null || typeof item !== 'object') continue;
-    deepest = Math.max(deepest, depth + 1);
-    if (deepest > MAX_DEPTH) return deepest;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return deepest;
 }
 
 function joinPath(base: string, name: string): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jiajiaCard } from '../card/examples.js';
 import { LiteError } from '../errors.js';
+import { MemoryTaskStore } from '../store/task-store.js';
 import { createAgent, type AgentOptions } from './agent.js';
 import type { TaskEvent, TaskMessage } from './task-model.js';
 
@@ -292,5 +293,55 @@ describe('observers and beforeStart', () => {
     const done = await agent.send(userMessage('this one', { taskId: asked.id }), { beforeStart: async (task) => void (seenBy = `${task.id}:${task.status.state}`) });
     expect(seenBy).toBe(`${asked.id}:input-required`);
     expect(done.status.state).toBe('completed');
+  });
+});
+
+describe('store failures and hostile messages', () => {
+  it('keeps running when saves fail, reports them, and saves the newest state once it can', async () => {
+    const store = new MemoryTaskStore();
+    const save = store.save.bind(store);
+    let failures = 0;
+    store.save = async (task) => {
+      if (task.status.state === 'working' && failures < 2) {
+        failures += 1;
+        throw new Error('database is locked');
+      }
+      return save(task);
+    };
+    const reported: string[] = [];
+    const agent = createAgent({
+      card: jiajiaCard(),
+      store,
+      onError: (error, what) => reported.push(`${what}: ${(error as Error).message}`),
+      async onTask(_task, ctx) {
+        await ctx.status('working');
+        return 'done';
+      },
+    });
+    const task = await agent.send(userMessage('x'));
+    expect(task.status.state).toBe('completed');
+    expect(reported[0]).toBe(`saving task ${task.id}: database is locked`);
+    for (let waited = 0; (await store.get(task.id))?.status.state !== 'completed' && waited < 40; waited += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await store.get(task.id))?.status.state).toBe('completed');
+  });
+
+  it('hands out no task id when the first save fails', async () => {
+    const store = new MemoryTaskStore();
+    store.save = async () => {
+      throw new Error('disk full');
+    };
+    const agent = createAgent({ card: jiajiaCard({ limits: { maxConcurrentTasks: 1 } }), store, onError: () => {}, onTask: () => 'done' });
+    expect(await codeOf(() => agent.send(userMessage('x')))).toBe('IO_ERROR');
+    expect(await codeOf(() => agent.send(userMessage('y')))).toBe('IO_ERROR');
+  });
+
+  it('refuses a message nested beyond reason and keeps nothing of it', async () => {
+    const agent = agentWith(() => 'done', jiajiaCard({ limits: { maxConcurrentTasks: 1 } }));
+    let metadata: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 20_000; i += 1) metadata = { deeper: metadata };
+    for (let i = 0; i < 3; i += 1) expect(await codeOf(() => agent.send(userMessage('deep', { metadata })))).toBe('INVALID_PARAMS');
+    expect((await agent.send(userMessage('normal'))).status.state).toBe('completed');
   });
 });

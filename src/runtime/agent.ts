@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
 import { isInterrupted, isTerminal, transition, type TaskState, type WireState } from '../protocol/states.js';
+import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { EventQueue } from './event-queue.js';
 import { receiveLite, type LiteReceiveOptions } from './lite-driver.js';
@@ -66,7 +67,14 @@ export interface AgentOptions {
   onTask(task: IncomingTask, context: TaskContext): unknown;
   now?: () => Date;
   newId?: () => string;
+  /** Told about failures the agent survives, such as a save that will be retried (default: stderr). */
+  onError?: (error: unknown, what: string) => void;
 }
+
+/** Messages nest no deeper than this; deeper input is refused before anything copies it. */
+const MAX_MESSAGE_DEPTH = 64;
+/** A failed save is tried again after this long, with the newest state. */
+const SAVE_RETRY_MS = 1000;
 
 export interface SendOptions {
   /** Return as soon as the task exists instead of waiting for it to end or ask for input. */
@@ -98,6 +106,8 @@ interface LiveTask {
   saving: Promise<void>;
   /** The task changed since the save in flight began. */
   dirty: boolean;
+  /** The last save failed; cleared by the next one that succeeds. */
+  saveError?: unknown;
 }
 
 export class Agent {
@@ -179,6 +189,11 @@ export class Agent {
     return () => this.observers.delete(observer);
   }
 
+  /** How many streams, subscriptions and waiting sends follow a running task now (0 once it ends). */
+  subscribers(taskId: string): number {
+    return this.live.get(taskId)?.listeners.size ?? 0;
+  }
+
   /**
    * Handles A2A-Lite chat text from peer `options.from` and resolves with the lite replies to
    * send, once each task it started has ended or asks for input (see lite-driver.ts).
@@ -210,6 +225,9 @@ export class Agent {
   private async accept(message: TaskMessage, options: SendOptions): Promise<LiveTask> {
     if (message.role !== 'user') throw new LiteError('INVALID_PARAMS', 'a message to an agent has role "user"');
     if (message.parts.length === 0) throw new LiteError('INVALID_PARAMS', 'a message needs at least one part');
+    if (jsonDepth(message, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) {
+      throw new LiteError('INVALID_PARAMS', `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
+    }
     if (message.taskId) return this.resume(message, options);
     const id = this.newId();
     const contextId = message.contextId || this.newId();
@@ -218,11 +236,18 @@ export class Agent {
     if (options.beforeStart) await options.beforeStart(cloneTask(task));
     const live: LiveTask = { task, listeners: new Set(), abort: new AbortController(), saving: Promise.resolve(), dirty: false };
     this.live.set(id, live);
-    // Nobody follows the task yet; this tells observers that it exists.
-    this.emit(live, { kind: 'task', task: cloneTask(task) });
-    this.persist(live);
-    // A client that gets a task id may rely on it surviving a crash: save before answering.
-    await live.saving;
+    try {
+      // Nobody follows the task yet; this tells observers that it exists.
+      this.emit(live, { kind: 'task', task: cloneTask(task) });
+      this.persist(live);
+      // A client that gets a task id may rely on it surviving a crash: save before answering.
+      await live.saving;
+      if (live.saveError !== undefined) throw live.saveError;
+    } catch (error) {
+      this.live.delete(id);
+      if (error instanceof LiteError) throw error;
+      throw new LiteError('IO_ERROR', `the new task could not be saved (${(error as Error).message})`, undefined, { cause: error });
+    }
     const limit = this.card.limits?.maxConcurrentTasks;
     if (limit !== undefined && this.running() > limit) {
       this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
@@ -352,6 +377,11 @@ export class Agent {
     this.persist(live);
   }
 
+  private reportError(error: unknown, what: string): void {
+    if (this.options.onError) this.options.onError(error, what);
+    else process.stderr.write(`a2a-lite: ${what}: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+
   private emit(live: LiveTask, event: TaskEvent): void {
     for (const listener of live.listeners) listener(event);
     if (this.observers.size === 0) return;
@@ -383,8 +413,17 @@ export class Agent {
     live.dirty = true;
     live.saving = live.saving.then(async () => {
       live.dirty = false;
-      // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
-      await this.store.save(live.task);
+      try {
+        // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
+        await this.store.save(live.task);
+        live.saveError = undefined;
+      } catch (error) {
+        // A locked or full disk must not stop the agent: report it, and try again shortly with
+        // whatever the task has become by then. `saving` itself never rejects.
+        live.saveError = error;
+        this.reportError(error, `saving task ${live.task.id}`);
+        setTimeout(() => this.persist(live), SAVE_RETRY_MS).unref();
+      }
     });
   }
 

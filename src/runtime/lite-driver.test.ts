@@ -175,9 +175,9 @@ describe('endings', () => {
   it('fails a task the agent cannot start, and keeps its id ended', async () => {
     const store = new MemoryTaskStore();
     store.save = () => Promise.reject(new Error('disk full'));
-    const agent = createAgent({ card: mexicoCard(), store, onTask: () => 'should not run' });
+    const agent = createAgent({ card: mexicoCard(), store, onError: () => {}, onTask: () => 'should not run' });
     const replies = await agent.receive(EMAIL_TASK, { from: 'jiajia', lang: 'en' });
-    expect(replies).toEqual(['[A2A:status task=email-001 state=failed]\nCould not start the task: disk full']);
+    expect(replies).toEqual(['[A2A:status task=email-001 state=failed]\nCould not start the task: the new task could not be saved (disk full)']);
     expect(await agent.receive(EMAIL_TASK, { from: 'jiajia', lang: 'en' })).toEqual([
       'Task email-001 has already ended (failed). Send a new request with a new task id.',
     ]);

@@ -257,3 +257,15 @@ describe('openSqliteTaskStore refuses', () => {
     }
   });
 });
+
+describe('the SQLite file', () => {
+  it('is readable by its owner only, with its WAL', async () => {
+    const { statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const path = join(tempHome('sqlite-mode'), 'a2a-lite.db');
+    const store = await openSqliteTaskStore(path);
+    await store.save(makeTask());
+    for (const file of [path, `${path}-wal`]) expect(statSync(file).mode & 0o777, file).toBe(0o600);
+    await store.close();
+  });
+});

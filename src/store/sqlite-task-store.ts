@@ -3,7 +3,7 @@
 // a CLI installed with --ignore-scripts still parses, formats and reads cards without it.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import { mkdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LiteError } from '../errors.js';
 import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../protocol/states.js';
@@ -364,8 +364,12 @@ function prepareLocation(path: string): void {
   }
   try {
     mkdirSync(dirname(path), { recursive: true });
+    // Owner-only: tasks and webhook credentials are private. SQLite gives the -wal and -shm
+    // files the mode of the database file, so creating it 0600 covers all three.
+    closeSync(openSync(path, 'a', 0o600));
+    chmodSync(path, 0o600);
   } catch (err) {
-    throw new LiteError('IO_ERROR', `cannot create the folder for the task store "${path}"`, { path }, { cause: err });
+    throw new LiteError('IO_ERROR', `cannot create the task store "${path}"`, { path }, { cause: err });
   }
 }
 
