@@ -11,6 +11,7 @@ import { errorInfoOf } from './error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
 import { METHODS_V1, type Method, type MethodContext, type MethodResult } from './jsonrpc-v1.js';
+import { mapEvents } from './map-events.js';
 import type { PushConfigService } from './push-config.js';
 import { restV1 } from './rest-v1.js';
 
@@ -130,15 +131,12 @@ function lookup(table: Readonly<Record<string, Method>>, method: string): Method
   return Object.hasOwn(table, method) ? table[method] : undefined;
 }
 
-async function* sse(id: Id, version: Version, events: AsyncIterable<Record<string, unknown>>, signal: AbortSignal | undefined): AsyncIterable<string> {
-  try {
-    for await (const result of events) {
-      if (signal?.aborted) return;
-      yield sseEvent({ jsonrpc: '2.0', id, result });
-    }
-  } catch (error) {
-    yield `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) })}`;
-  }
+/** Each event a JSON-RPC response; a failure mid-stream is one last `error` event. */
+function sse(id: Id, version: Version, events: AsyncIterable<Record<string, unknown>>, signal: AbortSignal | undefined): AsyncIterable<string> {
+  return mapEvents(events, (result) => sseEvent({ jsonrpc: '2.0', id, result }), {
+    onError: (error) => `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) })}`,
+    signal,
+  });
 }
 
 /**

@@ -4,6 +4,7 @@
 import { LiteError } from '../errors.js';
 import type { TaskEvent, TaskMessage } from '../runtime/task-model.js';
 import { requiredId, type Method } from './jsonrpc-v1.js';
+import { mapEvents } from './map-events.js';
 import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
 import { eventToV03, isFinalV03, messageFromV03, statusUpdateToV03, taskToV03 } from './wire-v03.js';
 import { asObject, field, invalid, optionalInteger } from './wire-v1.js';
@@ -21,7 +22,7 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
 
   async 'message/stream'(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    return { events: mapEvents(await agent.stream(message, pushOnSendV03(configuration, context))) };
+    return { events: eventsV03(await agent.stream(message, pushOnSendV03(configuration, context))) };
   },
 
   async 'tasks/get'(agent, params) {
@@ -35,7 +36,7 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
   },
 
   async 'tasks/resubscribe'(agent, params) {
-    return { events: mapEvents(await agent.subscribe(requiredId(params))) };
+    return { events: eventsV03(await agent.subscribe(requiredId(params))) };
   },
 
   ...PUSH_METHODS_V03,
@@ -70,13 +71,13 @@ function blockingOf(configuration: Json): boolean {
  * was already waiting for input, or refused at once) gets a closing status update too, so that
  * every 0.3 stream ends with `final: true`.
  */
-async function* mapEvents(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
+function eventsV03(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
   let last: TaskEvent | undefined;
-  for await (const event of events) {
+  const toV03 = (event: TaskEvent): Json => {
     last = event;
-    yield eventToV03(event);
-  }
-  if (last?.kind === 'task' && isFinalV03(last.task.status.state)) {
-    yield statusUpdateToV03(last.task.id, last.task.contextId, last.task.status);
-  }
+    return eventToV03(event);
+  };
+  const closing = (): Json | undefined =>
+    last?.kind === 'task' && isFinalV03(last.task.status.state) ? statusUpdateToV03(last.task.id, last.task.contextId, last.task.status) : undefined;
+  return mapEvents(events, toV03, { onEnd: closing });
 }

@@ -3,8 +3,8 @@
 
 import { LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
-import type { TaskEvent } from '../runtime/task-model.js';
 import { pageSizeOf } from '../store/task-store.js';
+import { mapEvents } from './map-events.js';
 import type { PushConfigService } from './push-config.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
 import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, stateFromV1, taskToV1 } from './wire-v1.js';
@@ -34,7 +34,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
 
   async SendStreamingMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    return { events: mapEvents(await agent.stream(message, pushOnSendV1(configuration, context))) };
+    return { events: mapEvents(await agent.stream(message, pushOnSendV1(configuration, context)), eventToV1) };
   },
 
   async GetTask(agent, params) {
@@ -79,7 +79,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
   },
 
   async SubscribeToTask(agent, params) {
-    return { events: mapEvents(await agent.subscribe(requiredId(params))) };
+    return { events: mapEvents(await agent.subscribe(requiredId(params)), eventToV1) };
   },
 
   ...PUSH_METHODS_V1,
@@ -104,8 +104,4 @@ export function requiredId(params: Json): string {
   const id = optionalString(params, 'params.id', 'id');
   if (!id) throw invalid('params.id is required');
   return id;
-}
-
-async function* mapEvents(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
-  for await (const event of events) yield eventToV1(event);
 }

@@ -16,6 +16,7 @@ import type { Agent } from '../runtime/agent.js';
 import { errorInfoOf, rpcStatusOf } from './error-info.js';
 import { json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V1, type MethodContext } from './jsonrpc-v1.js';
+import { mapEvents } from './map-events.js';
 import { invalid } from './wire-v1.js';
 
 type Json = Record<string, unknown>;
@@ -241,15 +242,8 @@ function readQuery(query: URLSearchParams, fields: Readonly<Record<string, Query
 }
 
 /** Each event a bare StreamResponse; a failure mid-stream is an `error` event, as the SDK sends. */
-async function* sse(events: AsyncIterable<Json>, signal: AbortSignal | undefined): AsyncIterable<string> {
-  try {
-    for await (const event of events) {
-      if (signal?.aborted) return;
-      yield sseEvent(event);
-    }
-  } catch (error) {
-    yield `event: error\n${sseEvent(statusBody(error))}`;
-  }
+function sse(events: AsyncIterable<Json>, signal: AbortSignal | undefined): AsyncIterable<string> {
+  return mapEvents(events, sseEvent, { onError: (error) => `event: error\n${sseEvent(statusBody(error))}`, signal });
 }
 
 /** A failure as a google.rpc.Status body, with the HTTP status the error table gives its code. */

@@ -14,6 +14,7 @@ import { isInterrupted, isTerminal, transition, type TaskState, type WireState }
 import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { EventQueue } from './event-queue.js';
+import { LazyAbort } from './lazy-abort.js';
 import { receiveLite, type LiteReceiveOptions } from './lite-driver.js';
 import { cloneTask, textOf, type Artifact, type Part, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
 
@@ -99,7 +100,7 @@ export type TaskObserver = (event: TaskEvent, task: Task) => void | Promise<void
 interface LiveTask {
   task: Task;
   listeners: Set<(event: TaskEvent) => void>;
-  abort: AbortController;
+  abort: LazyAbort;
   /** Set while the handler waits in `ask` for the requester's reply. */
   reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
   /** Resolves when the newest state is saved. Saves run one at a time and coalesce. */
@@ -234,11 +235,12 @@ export class Agent {
     const first: TaskMessage = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
     if (options.beforeStart) await options.beforeStart(cloneTask(task));
-    const live: LiveTask = { task, listeners: new Set(), abort: new AbortController(), saving: Promise.resolve(), dirty: false };
+    const live: LiveTask = { task, listeners: new Set(), abort: new LazyAbort(), saving: Promise.resolve(), dirty: false };
     this.live.set(id, live);
     try {
-      // Nobody follows the task yet; this tells observers that it exists.
-      this.emit(live, { kind: 'task', task: cloneTask(task) });
+      // Nobody follows the task yet; this tells observers that it exists (without any, the copy
+      // for the event would be made for no one).
+      if (this.observers.size > 0) this.emit(live, { kind: 'task', task: cloneTask(task) });
       this.persist(live);
       // A client that gets a task id may rely on it surviving a crash: save before answering.
       await live.saving;
@@ -325,7 +327,10 @@ export class Agent {
     return {
       taskId: task.id,
       contextId: task.contextId,
-      signal: live.abort.signal,
+      // Made on first use: most handlers never look at it.
+      get signal() {
+        return live.abort.signal;
+      },
       status: async (state, options = {}) => {
         guard();
         const words = options.message ?? '';

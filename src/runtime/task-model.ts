@@ -63,9 +63,58 @@ export function textOf(message: TaskMessage | undefined): string {
 }
 
 /**
- * A copy that shares nothing mutable with the original, for handing out snapshots. Tasks are
- * wire JSON, and a JSON round trip copies them faster than structuredClone.
+ * A copy that shares nothing mutable with the original, for handing out snapshots: exactly what
+ * a JSON round trip gives (tasks are wire JSON), made by walking the task, which is several
+ * times faster and leaves no text behind. Anything a plain walk could get wrong (a `toJSON`, a
+ * class instance, a `__proto__` key, a bigint, deep nesting, a cycle) takes the round trip.
  */
 export function cloneTask(task: Task): Task {
+  try {
+    return copyJson(task, 0) as Task;
+  } catch (error) {
+    if (error !== NOT_PLAIN) throw error;
+  }
   return JSON.parse(JSON.stringify(task)) as Task;
+}
+
+/** Thrown by `copyJson` for a value it leaves to JSON. */
+const NOT_PLAIN = new Error('not plain JSON');
+/** Deeper than this, the round trip decides (it reports a cycle as JSON does). */
+const MAX_COPY_DEPTH = 256;
+
+/** The value as `JSON.parse(JSON.stringify(value))` gives it, for plain objects and arrays. */
+function copyJson(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      // -0 and non-finite numbers are written as 0 and null.
+      return Number.isFinite(value) ? value + 0 : null;
+    case 'object':
+      break;
+    default:
+      throw NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (depth > MAX_COPY_DEPTH) throw NOT_PLAIN;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      out[i] = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : copyJson(item, depth + 1);
+    }
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key === '__proto__') throw NOT_PLAIN;
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    out[key] = copyJson(item, depth + 1);
+  }
+  return out;
 }

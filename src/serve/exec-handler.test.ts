@@ -54,6 +54,28 @@ describe('serve --exec', () => {
     ]);
   });
 
+  it('shows a status at once when the program then works silently, and only once', async () => {
+    const script = [
+      'printf "[A2A:status task=$A2A_TASK_ID state=working]\\nsleeping\\n"',
+      'sleep 0.5',
+      'echo "still sleeping"', // no header of its own: plain text, not a second status
+      'sleep 1.5',
+      'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\nrested\\n"',
+    ].join('; ');
+    const { agent } = agentFor(script);
+    const started = Date.now();
+    const statuses: { state: string; text: string | undefined; at: number }[] = [];
+    for await (const event of await agent.stream(message('nap'))) {
+      if (event.kind === 'status') statuses.push({ state: event.status.state, text: reasonOf(event), at: Date.now() - started });
+    }
+    const working = statuses.filter((s) => s.state === 'working');
+    expect(working.map((s) => s.text)).toEqual(['sleeping']);
+    // Before the fix it came only when the program ended, 2 s later.
+    expect(working[0]?.at).toBeLessThan(1000);
+    expect(statuses.at(-1)).toMatchObject({ state: 'completed' });
+    expect(statuses.at(-1)?.at).toBeGreaterThan(1900);
+  });
+
   it('fails with the end of stderr when the program exits non-zero', async () => {
     const { agent } = agentFor('echo "no access to source X" >&2; exit 3');
     const task = await agent.send(message('x'));

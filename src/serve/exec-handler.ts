@@ -45,6 +45,10 @@ function withoutNames(env: NodeJS.ProcessEnv, hidden: readonly string[]): NodeJS
 }
 
 const STDERR_TAIL = 2000;
+/** Quiet time after a whole line before pending status messages count as complete. */
+const IDLE_MS = 150;
+/** Where a new message starts: a header at the start of a line. */
+const NEXT_HEADER = '\n[A2A:';
 
 /** Returns an `onTask` handler that runs `options.command` for each turn of a task. */
 export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: TaskContext) => Promise<unknown> {
@@ -161,11 +165,17 @@ function readResultFile(folder: string, name: string, max: number): ResultFile {
 
 /**
  * Applies status messages as they are printed, so streams see progress live. A message is
- * complete when the next header starts (or the program ends); only the unfinished tail is
- * kept, so a program printing line by line costs linear time.
+ * complete when the next header starts, when the program ends, or when its output stops for a
+ * moment after a whole line: a program that says "working" and then works silently shows it at
+ * once. Text printed after such a pause, with no header of its own, is plain text. Only the new
+ * text is searched for a header and only the unfinished tail is kept, so a program printing line
+ * by line costs linear time.
  */
 class StatusReader {
   private pending = '';
+  /** The last few characters offered, where a header split across two chunks begins. */
+  private edge = '';
+  private idle: NodeJS.Timeout | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private readonly ctx: TaskContext;
 
@@ -174,18 +184,32 @@ class StatusReader {
   }
 
   offer(chunk: string): void {
+    // The pending text has no header after its start, so only the seam and the chunk can.
+    const seam = this.edge + chunk;
+    const found = seam.lastIndexOf(NEXT_HEADER);
     this.pending += chunk;
-    const cut = this.pending.lastIndexOf('\n[A2A:');
-    if (cut === -1) return;
-    this.apply(this.pending.slice(0, cut + 1));
-    this.pending = this.pending.slice(cut + 1);
+    this.edge = seam.slice(1 - NEXT_HEADER.length);
+    if (found !== -1) {
+      const cut = this.pending.length - seam.length + found + 1;
+      this.apply(this.pending.slice(0, cut));
+      this.pending = this.pending.slice(cut);
+    }
+    clearTimeout(this.idle);
+    this.idle = chunk.endsWith('\n') ? setTimeout(() => this.flush(), IDLE_MS).unref() : undefined;
   }
 
   /** Applies what is left once the program has ended, and waits for every update. */
   done(): Promise<unknown> {
+    this.flush();
+    return this.chain;
+  }
+
+  private flush(): void {
+    clearTimeout(this.idle);
+    this.idle = undefined;
     this.apply(this.pending);
     this.pending = '';
-    return this.chain;
+    this.edge = '';
   }
 
   private apply(text: string): void {

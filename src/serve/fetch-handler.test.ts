@@ -48,3 +48,27 @@ describe('the fetch(Request) → Response adapter', () => {
     expect(response.status).toBe(413);
   });
 });
+
+describe('a cancelled response body', () => {
+  it('drops the task’s subscriber at once, though the task is quiet', async () => {
+    const quiet = createAgent({ card: jiajiaCard(), onTask: (_task, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)) });
+    const serveQuiet = fetchHandler(createA2AHandler({ agent: quiet, baseUrl: 'https://agent.example' }));
+    const task = await quiet.send({ messageId: 'q', role: 'user', parts: [{ kind: 'text', text: 'wait' }] }, { returnImmediately: true });
+    const readers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const response = await serveQuiet(rpc('SubscribeToTask', { id: task.id }));
+        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+        expect(new TextDecoder().decode((await reader.read()).value)).toContain('"task"');
+        return reader;
+      }),
+    );
+    expect(quiet.subscribers(task.id)).toBe(20);
+    // Each cancel comes while a pull waits for the task's next event (before the fix, the
+    // cancels waited for that event too, and the subscribers stayed).
+    const cancelled = Promise.all(readers.map((reader) => reader.cancel()));
+    for (let waited = 0; quiet.subscribers(task.id) > 0 && waited < 500; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(quiet.subscribers(task.id)).toBe(0);
+    await cancelled;
+    await quiet.shutdown();
+  });
+});

@@ -23,6 +23,8 @@ export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: numb
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(next.value));
       },
+      // Called even while a pull waits for the next event; `return()` reaches the agent at once,
+      // so a quiet task drops this subscriber now rather than at its next event.
       async cancel() {
         await events.return?.();
       },

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { A2AHandler, HttpResponse } from '../a2a/http.js';
+import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/http.js';
 
 export interface NodeAdapterOptions {
   /** Bodies over this size get 413 (default 4 MiB). */
@@ -28,42 +28,125 @@ export function nodeListener(handler: A2AHandler, options: NodeAdapterOptions = 
 async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerResponse, max: number): Promise<void> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > max) return tooLarge(res, max);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) return tooLarge(res, max);
-    chunks.push(chunk as Buffer);
+  const body = await readBody(req, max);
+  if (body === undefined) {
+    tooLarge(res, max);
+    // As leaving a `for await` over the request does: the rest of the upload is not read.
+    req.destroy();
+    return;
   }
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  const { path, search } = splitUrl(req.url ?? '/');
+  let query: URLSearchParams | undefined;
+  const headers = flatHeaders(req.headers);
   // "The client went away" matters only while a response is still being written (a stream);
-  // aborting after every finished response would cost an exception object per request.
-  const gone = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
-  const response = await handler({
+  // aborting after every finished response would cost an exception object per request. Only
+  // streams read the signal, so it is made on first use: most requests never pay for it.
+  let gone: AbortController | undefined;
+  const goneSignal = (): AbortSignal => {
+    if (gone === undefined) {
+      const controller = (gone = new AbortController());
+      if (res.closed) {
+        if (!res.writableFinished) controller.abort();
+      } else {
+        res.on('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+      }
+    }
+    return gone.signal;
+  };
+  const request: HttpRequest = {
     method: req.method ?? 'GET',
-    path: url.pathname,
-    query: url.searchParams,
+    path,
+    // Only the REST routes read the query: made on first use, like the signal.
+    get query() {
+      return (query ??= new URLSearchParams(search));
+    },
     headers,
-    body: Buffer.concat(chunks).toString('utf8'),
-    signal: gone.signal,
-    ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
-  });
-  await write(res, response, req.method === 'HEAD', gone.signal);
+    body,
+    get signal() {
+      return goneSignal();
+    },
+  };
+  if (req.socket.remoteAddress !== undefined) request.remoteAddress = req.socket.remoteAddress;
+  const response = await handler(request);
+  await write(res, response, req.method === 'HEAD', goneSignal);
 }
 
-async function write(res: ServerResponse, response: HttpResponse, head: boolean, gone: AbortSignal): Promise<void> {
+/** A path of unreserved characters without dot segments, and a query with nothing to escape. */
+const PLAIN_URL = /^\/(?:[\w.~:@-]+(?:\/[\w.~:@-]*)*)?(?:\?[\w.~%+=&-]+)?$/;
+const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
+
+/**
+ * The path and query of a request target, as `new URL(target, base)` gives them. URL parsing
+ * is skipped for plain targets like `/jsonrpc`, which it would leave unchanged.
+ */
+function splitUrl(target: string): { path: string; search: string } {
+  if (PLAIN_URL.test(target) && !DOT_SEGMENT.test(target)) {
+    const mark = target.indexOf('?');
+    return mark === -1 ? { path: target, search: '' } : { path: target.slice(0, mark), search: target.slice(mark) };
+  }
+  const url = new URL(target, 'http://localhost');
+  return { path: url.pathname, search: url.search };
+}
+
+/** Header values as single strings (repeated ones joined); node's own object when they are already. */
+function flatHeaders(raw: IncomingMessage['headers']): Record<string, string> {
+  let flat = true;
+  for (const name in raw) {
+    if (typeof raw[name] !== 'string') {
+      flat = false;
+      break;
+    }
+  }
+  if (flat) return raw as Record<string, string>;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** The body as text, or undefined once it is over `max` bytes. */
+function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > max) {
+        done();
+        resolve(undefined);
+      } else {
+        chunks.push(chunk);
+      }
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(error);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+async function write(res: ServerResponse, response: HttpResponse, head: boolean, goneSignal: () => AbortSignal): Promise<void> {
   if ('body' in response) {
     res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
     res.end(head ? undefined : response.body);
     return;
   }
+  const gone = goneSignal();
   res.writeHead(response.status, response.headers);
   res.flushHeaders();
   const events = response.events[Symbol.asyncIterator]();
@@ -74,12 +157,25 @@ async function write(res: ServerResponse, response: HttpResponse, head: boolean,
       const next = await events.next();
       if (next.done || gone.aborted) break;
       // Respect backpressure: a slow reader makes us wait instead of buffering without bound.
-      if (!res.write(next.value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(next.value)) await drainedOrClosed(res);
     }
   } finally {
     gone.removeEventListener('abort', stop);
     res.end();
   }
+}
+
+/** Resolves on `drain` or `close`, removing both listeners: a slow reader waits many times. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function tooLarge(res: ServerResponse, max: number): void {
