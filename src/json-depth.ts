@@ -4,13 +4,33 @@
 /** The nesting depth of `value`, counting no further than `limit + 1`. */
 export function jsonDepth(value: unknown, limit: number): number {
   let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
+  // Two stacks side by side, so that walking a message allocates nothing per value.
+  const items: unknown[] = [value];
+  const depths: number[] = [0];
+  while (items.length > 0) {
+    const item = items.pop();
+    const depth = depths.pop() as number;
     if (item === null || typeof item !== 'object') continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > limit) return deepest;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+    if (Array.isArray(item)) {
+      for (const child of item as unknown[]) {
+        if (child !== null && typeof child === 'object') {
+          items.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      // Own enumerable properties, as Object.values gives them.
+      for (const key in item) {
+        if (!Object.hasOwn(item, key)) continue;
+        const child = (item as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') {
+          items.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
   }
   return deepest;
 }

@@ -464,8 +464,18 @@ export class Agent {
     return count;
   }
 
+  /** The default clock's last reading and its ISO text, which changes once per millisecond. */
+  private lastMs = Number.NaN;
+  private lastIso = '';
+
   private timestamp(): string {
-    return this.now().toISOString();
+    if (this.options.now !== undefined) return this.now().toISOString();
+    const ms = Date.now();
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastIso = new Date(ms).toISOString();
+    }
+    return this.lastIso;
   }
 }
 

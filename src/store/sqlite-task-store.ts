@@ -10,6 +10,7 @@ import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../proto
 import type { PushConfig } from '../a2a/push-config.js';
 import type { Task } from '../runtime/task-model.js';
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
+import { Checkpointer } from './sqlite-checkpointer.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -26,6 +27,21 @@ type Statement = BetterSqlite3.Statement;
 
 /** How long a write waits for another process's write before giving up with LEDGER_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
+
+/** WAL pages (estimated) written between checkpoints made by the checkpointer thread. */
+const CHECKPOINT_AFTER_PAGES = 4_500;
+/** SQLite's own checkpoint interval, in pages: what the main connection uses on its own. */
+const DEFAULT_AUTOCHECKPOINT = 1_000;
+/**
+ * The main connection's interval while the checkpointer thread does the work: only reached if
+ * the thread falls far behind.
+ */
+const FALLBACK_AUTOCHECKPOINT = 20_000;
+
+export interface SqliteTaskStoreOptions extends TaskStoreOptions {
+  /** @internal WAL pages between checkpoints on the checkpointer thread (tests make it small). */
+  checkpointAfterPages?: number;
+}
 
 // Ids, context ids and timestamps are stored as UTF-16BE bytes (see `key`), not TEXT: SQLite
 // compares TEXT as UTF-8 bytes and turns lone surrogates into U+FFFD, while the memory store
@@ -79,7 +95,7 @@ const NEWEST_FIRST = 'ORDER BY status_timestamp DESC, id ASC';
  * const store = await openSqliteTaskStore(join(home, 'tasks.db'));
  * await store.recoverInterrupted('the agent restarted while this task was running');
  */
-export async function openSqliteTaskStore(path: string, options: TaskStoreOptions = {}): Promise<SqliteTaskStore> {
+export async function openSqliteTaskStore(path: string, options: SqliteTaskStoreOptions = {}): Promise<SqliteTaskStore> {
   const Driver = await loadDriver();
   prepareLocation(path);
   let db: Database;
@@ -95,7 +111,7 @@ export async function openSqliteTaskStore(path: string, options: TaskStoreOption
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     migrate(db, path);
-    return new SqliteTaskStore(db, path, options.now ?? (() => new Date()));
+    return new SqliteTaskStore(db, path, options.now ?? (() => new Date()), options.checkpointAfterPages ?? CHECKPOINT_AFTER_PAGES);
   } catch (err) {
     db.close();
     throw storeError(err, path, 'be opened');
@@ -114,11 +130,15 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   /** List statements by filter shape, prepared on first use. */
   private readonly listing = new Map<string, { count: Statement; rows: Statement }>();
 
+  /** Checkpoints the WAL off the event loop once writes pile up; none for a file in memory. */
+  private readonly checkpointer: Checkpointer | undefined;
+
   /** @internal Use `openSqliteTaskStore`, which configures and migrates `db` first. */
   constructor(
     private readonly db: Database,
     private readonly path: string,
     private readonly now: () => Date,
+    checkpointAfterPages = CHECKPOINT_AFTER_PAGES,
   ) {
     this.upsert = db.prepare(
       // Positional parameters (see `Row`): binding them is cheaper than binding by name.
@@ -146,6 +166,26 @@ export class SqliteTaskStore implements TaskStore, PushStore {
       attempt: db.prepare('UPDATE push_outbox SET attempts = ? WHERE seq = ?'),
       remove: db.prepare('DELETE FROM push_outbox WHERE seq = ?'),
     };
+    if (db.memory) return;
+    let raised = false;
+    this.checkpointer = new Checkpointer({
+      path,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      afterPages: checkpointAfterPages,
+      onCheckpoint: () => {
+        if (!this.db.open) return;
+        // The thread works: the main connection need not checkpoint itself any more.
+        if (!raised) this.db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
+        raised = true;
+        // What was committed while the thread worked: a few commits' worth, copied here so
+        // that the WAL is wholly in the database file and the next commit starts it over.
+        // Nothing writes meanwhile on this thread, which the checkpointer cannot count on.
+        this.catchUp();
+      },
+      onFailure: () => {
+        if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+      },
+    });
   }
 
   /**
@@ -164,6 +204,7 @@ export class SqliteTaskStore implements TaskStore, PushStore {
           // One clock reading per batch: created_at is the time of the commit that made the row.
           this.guard('save tasks', () => this.writeAll(rows, this.now().toISOString()));
           resolve();
+          this.checkpointer?.wrote(walPagesOf(rows));
         } catch (error) {
           reject(error);
         }
@@ -262,7 +303,22 @@ export class SqliteTaskStore implements TaskStore, PushStore {
 
   async close(): Promise<void> {
     await this.settled();
+    await this.checkpointer?.close();
     this.db.close();
+  }
+
+  /** @internal Checkpoints made on the checkpointer thread so far (for tests). */
+  get backgroundCheckpoints(): number {
+    return this.checkpointer?.done ?? 0;
+  }
+
+  private catchUp(): void {
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // As SQLite's own checkpoints after a commit: a failure here loses nothing, and the
+      // next one tries again.
+    }
   }
 
   private write(task: Task, createdAt: string): void {
@@ -326,6 +382,16 @@ type Row = [Buffer, Buffer, TaskState, Buffer, string];
 /** The task's row, its JSON a snapshot taken now. */
 function rowOf(task: Task): Row {
   return [key(task.id), key(task.contextId), task.status.state, key(task.status.timestamp), JSON.stringify(task)];
+}
+
+/**
+ * About how many WAL pages committing `rows` writes: a few index and table pages per row (ids
+ * are random, so each lands on pages of its own), and the JSON itself.
+ */
+function walPagesOf(rows: readonly Row[]): number {
+  let pages = 0;
+  for (const row of rows) pages += 3 + (row[4].length >>> 12);
+  return pages;
 }
 
 /** A string as UTF-16BE bytes, whose byte order is JavaScript's string order. */
