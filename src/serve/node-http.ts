@@ -36,41 +36,56 @@ async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerRe
     return;
   }
   const { path, search } = splitUrl(req.url ?? '/');
-  let query: URLSearchParams | undefined;
-  const headers = flatHeaders(req.headers);
-  // "The client went away" matters only while a response is still being written (a stream);
-  // aborting after every finished response would cost an exception object per request. Only
-  // streams read the signal, so it is made on first use: most requests never pay for it.
-  let gone: AbortController | undefined;
-  const goneSignal = (): AbortSignal => {
-    if (gone === undefined) {
-      const controller = (gone = new AbortController());
+  const request = new NodeRequest(req.method ?? 'GET', path, search, flatHeaders(req.headers), body, res);
+  if (req.socket.remoteAddress !== undefined) request.remoteAddress = req.socket.remoteAddress;
+  const response = await handler(request);
+  await write(res, response, req.method === 'HEAD', () => request.signal);
+}
+
+/**
+ * A request as the handler sees it. The query and the "client went away" signal are made on
+ * first use, since most requests never read them; they are getters of this class, not of an
+ * object literal, because a literal with getters gets a hidden class of its own each time,
+ * which made young-generation collections slower by half.
+ */
+class NodeRequest implements HttpRequest {
+  remoteAddress?: string;
+  private parsedQuery: URLSearchParams | undefined;
+  private gone: AbortController | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly search: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: string,
+    private readonly res: ServerResponse,
+  ) {}
+
+  /** Only the REST routes read the query. */
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.search));
+  }
+
+  /**
+   * Fires when the client goes away before the response is written: that matters only to
+   * streams, the only readers. Aborting after every finished response would cost an exception
+   * object per request.
+   */
+  get signal(): AbortSignal {
+    if (this.gone === undefined) {
+      const gone = (this.gone = new AbortController());
+      const res = this.res;
       if (res.closed) {
-        if (!res.writableFinished) controller.abort();
+        if (!res.writableFinished) gone.abort();
       } else {
         res.on('close', () => {
-          if (!res.writableFinished) controller.abort();
+          if (!res.writableFinished) gone.abort();
         });
       }
     }
-    return gone.signal;
-  };
-  const request: HttpRequest = {
-    method: req.method ?? 'GET',
-    path,
-    // Only the REST routes read the query: made on first use, like the signal.
-    get query() {
-      return (query ??= new URLSearchParams(search));
-    },
-    headers,
-    body,
-    get signal() {
-      return goneSignal();
-    },
-  };
-  if (req.socket.remoteAddress !== undefined) request.remoteAddress = req.socket.remoteAddress;
-  const response = await handler(request);
-  await write(res, response, req.method === 'HEAD', goneSignal);
+    return this.gone.signal;
+  }
 }
 
 /** A path of unreserved characters without dot segments, and a query with nothing to escape. */

@@ -54,9 +54,33 @@ export interface TaskStoreOptions {
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 
+/** What lists filter and sort tasks on. */
+interface Listed {
+  id: string;
+  contextId: string;
+  status: { state: TaskState; timestamp: string };
+}
+
+/**
+ * A task as the memory store keeps it: the fields lists use, and the task as JSON text. The text
+ * is the snapshot `save` must take, and the compact way to keep it: a store that holds every
+ * task holds one string each, not a tree of objects for the garbage collector to copy and trace.
+ */
+interface Saved extends Listed {
+  json: string;
+}
+
+function saved(task: Task): Saved {
+  return { id: task.id, contextId: task.contextId, status: { state: task.status.state, timestamp: task.status.timestamp }, json: JSON.stringify(task) };
+}
+
+function taskOf(entry: Saved): Task {
+  return JSON.parse(entry.json) as Task;
+}
+
 /** Keeps tasks, push configs and the outbox in Maps; gone when the process ends. */
 export class MemoryTaskStore implements TaskStore, PushStore {
-  private readonly tasks = new Map<string, Task>();
+  private readonly tasks = new Map<string, Saved>();
   /** By `[taskId, id]` as JSON; a Map keeps insertion order, which is the listing order. */
   private readonly configs = new Map<string, PushConfig>();
   private readonly outbox = new Map<number, PendingDelivery>();
@@ -68,27 +92,27 @@ export class MemoryTaskStore implements TaskStore, PushStore {
   }
 
   async save(task: Task): Promise<void> {
-    this.tasks.set(task.id, cloneTask(task));
+    this.tasks.set(task.id, saved(task));
   }
 
   async get(id: string): Promise<Task | undefined> {
-    const task = this.tasks.get(id);
-    return task === undefined ? undefined : cloneTask(task);
+    const entry = this.tasks.get(id);
+    return entry === undefined ? undefined : taskOf(entry);
   }
 
   async list(query: TaskQuery = {}): Promise<TaskPage> {
     const matching = [...this.tasks.values()].filter((t) => matches(t, query)).sort(newestFirst);
-    return page(matching, query);
+    return page(matching, query, taskOf);
   }
 
   async recoverInterrupted(reason: string): Promise<Task[]> {
     const timestamp = this.now().toISOString();
     const failed = [...this.tasks.values()]
       .filter((t) => !isTerminal(t.status.state))
-      .map((t) => failInterrupted(t, reason, timestamp))
+      .map((t) => failInterrupted(taskOf(t), reason, timestamp))
       .sort(newestFirst);
-    for (const task of failed) this.tasks.set(task.id, task);
-    return failed.map(cloneTask);
+    for (const task of failed) this.tasks.set(task.id, saved(task));
+    return failed;
   }
 
   async savePushConfig(config: PushConfig): Promise<void> {
@@ -162,7 +186,7 @@ export function failInterrupted(task: Task, reason: string, timestamp: string): 
   return failed;
 }
 
-function matches(task: Task, query: TaskQuery): boolean {
+function matches(task: Listed, query: TaskQuery): boolean {
   if (query.contextId && task.contextId !== query.contextId) return false;
   if (query.state && task.status.state !== query.state) return false;
   if (query.updatedAfter && task.status.timestamp < query.updatedAfter) return false;
@@ -170,21 +194,24 @@ function matches(task: Task, query: TaskQuery): boolean {
 }
 
 /** Newest status first; ties broken by id so that paging is stable. */
-export function newestFirst(a: Task, b: Task): number {
+export function newestFirst(a: Pick<Listed, 'id'> & { status: Pick<Listed['status'], 'timestamp'> }, b: Pick<Listed, 'id'> & { status: Pick<Listed['status'], 'timestamp'> }): number {
   if (a.status.timestamp !== b.status.timestamp) return a.status.timestamp < b.status.timestamp ? 1 : -1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** Cuts one page from tasks sorted newest first; the cursor names the last task handed out. */
-export function page(sorted: readonly Task[], query: TaskQuery): TaskPage {
+/**
+ * Cuts one page from tasks sorted newest first, each read into a task of its own by `read`;
+ * the cursor names the last task handed out.
+ */
+export function page<T extends Listed>(sorted: readonly T[], query: TaskQuery, read: (entry: T) => Task): TaskPage {
   const size = pageSizeOf(query.pageSize);
   let start = 0;
   if (query.pageToken) {
     const after = decodeCursor(query.pageToken);
-    start = sorted.findIndex((t) => newestFirst(t, { id: after.id, status: { timestamp: after.timestamp } } as Task) > 0);
+    start = sorted.findIndex((t) => newestFirst(t, { id: after.id, status: { timestamp: after.timestamp } }) > 0);
     if (start === -1) start = sorted.length;
   }
-  const tasks = sorted.slice(start, start + size).map(cloneTask);
+  const tasks = sorted.slice(start, start + size).map(read);
   const last = tasks.at(-1);
   const more = start + size < sorted.length && last !== undefined;
   return { tasks, nextPageToken: more ? encodeCursor(last.status.timestamp, last.id) : '', totalSize: sorted.length };
