@@ -296,6 +296,100 @@ describe('observers and beforeStart', () => {
   });
 });
 
+describe('saving before telling', () => {
+  /** A memory store that records each state it saved, and can hold saves back until released. */
+  function recordingStore() {
+    const store = new MemoryTaskStore();
+    const save = store.save.bind(store);
+    const saved: string[] = [];
+    let gate: Promise<void> = Promise.resolve();
+    store.save = async (task) => {
+      const state = task.status.state;
+      await gate;
+      await save(task);
+      saved.push(state);
+    };
+    const hold = (): (() => void) => {
+      let release = (): void => {};
+      gate = new Promise((resolve) => (release = resolve));
+      return release;
+    };
+    return { store, saved, hold };
+  }
+
+  it('streams each state only after the store has it', async () => {
+    const { store, saved } = recordingStore();
+    const agent = createAgent({
+      card: jiajiaCard(),
+      store,
+      async onTask(_task, ctx) {
+        await ctx.status('working', { progress: 10 });
+        await ctx.status('working', { progress: 90 });
+        return 'done';
+      },
+    });
+    const seen: string[][] = [];
+    for await (const event of await agent.stream(userMessage('go'))) {
+      const state = event.kind === 'status' ? event.status.state : event.kind === 'task' ? event.task.status.state : undefined;
+      if (state !== undefined) seen.push([state, saved.at(-1) ?? 'nothing']);
+    }
+    expect(seen).toEqual([
+      ['submitted', 'submitted'],
+      ['working', 'working'],
+      ['working', 'working'],
+      ['completed', 'completed'],
+    ]);
+  });
+
+  it('answers a blocking send only once the final state is saved, and writes a quick task once', async () => {
+    const { store, saved, hold } = recordingStore();
+    const release = hold();
+    const agent = createAgent({ card: jiajiaCard(), store, onTask: (task) => `echo ${task.text}` });
+    let answered = false;
+    const sent = agent.send(userMessage('hi')).then((task) => ((answered = true), task));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(answered).toBe(false);
+    release();
+    const task = await sent;
+    expect(task.status.state).toBe('completed');
+    // Submitted and completed in one turn: one write, of the ended task.
+    expect(saved).toEqual(['completed']);
+    expect(await store.get(task.id)).toEqual(task);
+  });
+
+  it('tells a blocking requester when the final state could not be saved', async () => {
+    const store = new MemoryTaskStore();
+    const save = store.save.bind(store);
+    store.save = async (task) => {
+      if (task.status.state === 'completed') throw new Error('disk full');
+      return save(task);
+    };
+    const agent = createAgent({
+      card: jiajiaCard(),
+      store,
+      onError: () => {},
+      async onTask(_task, ctx) {
+        await ctx.status('working');
+        return 'done';
+      },
+    });
+    const error = await agent.send(userMessage('x')).catch((e: unknown) => e as LiteError);
+    expect(error).toBeInstanceOf(LiteError);
+    expect((error as LiteError).code).toBe('IO_ERROR');
+    expect((error as LiteError).message).toMatch(/is completed, but that could not be saved \(disk full\)/);
+  });
+
+  it('makes time-ordered ids: tasks made later sort later', async () => {
+    const agent = agentWith(() => 'ok');
+    const first = await agent.send(userMessage('a'));
+    await new Promise((resolve) => setTimeout(resolve, 3));
+    const second = await agent.send(userMessage('b'));
+    expect(first.id < second.id).toBe(true);
+    expect(first.contextId < second.contextId).toBe(true);
+    expect(second.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
 describe('store failures and hostile messages', () => {
   it('keeps running when saves fail, reports them, and saves the newest state once it can', async () => {
     const store = new MemoryTaskStore();

@@ -7,13 +7,13 @@
 //                        └─ events ──► subscribers (streams, waiters) ◄─┘──► store.save
 //                                 └──► observers (the push sender), told of every task
 
-import { randomUUID } from 'node:crypto';
 import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
 import { isInterrupted, isTerminal, transition, type TaskState, type WireState } from '../protocol/states.js';
 import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { EventQueue } from './event-queue.js';
+import { uuidv7 } from './ids.js';
 import { LazyAbort } from './lazy-abort.js';
 import { receiveLite, type LiteReceiveOptions } from './lite-driver.js';
 import { cloneTask, textOf, type Artifact, type Part, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
@@ -67,6 +67,7 @@ export interface AgentOptions {
   store?: TaskStore;
   onTask(task: IncomingTask, context: TaskContext): unknown;
   now?: () => Date;
+  /** Makes task, context, message and artifact ids (default: UUIDv7, time-ordered). */
   newId?: () => string;
   /** Told about failures the agent survives, such as a save that will be retried (default: stderr). */
   onError?: (error: unknown, what: string) => void;
@@ -97,9 +98,16 @@ export interface SendOptions {
  */
 export type TaskObserver = (event: TaskEvent, task: Task) => void | Promise<void>;
 
+type Listener = (event: TaskEvent) => void;
+
 interface LiveTask {
   task: Task;
-  listeners: Set<(event: TaskEvent) => void>;
+  listeners: Set<Listener>;
+  /**
+   * Events not yet saved, with the listeners there were when each happened. Listeners hear of an
+   * event only once the state it tells of is saved: what a client has been told survives a crash.
+   */
+  held: { event: TaskEvent; to: Listener[] }[];
   abort: LazyAbort;
   /** Set while the handler waits in `ask` for the requester's reply. */
   reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
@@ -125,13 +133,23 @@ export class Agent {
     this.card = options.card;
     this.store = options.store ?? new MemoryTaskStore();
     this.now = options.now ?? (() => new Date());
-    this.newId = options.newId ?? randomUUID;
+    this.newId = options.newId ?? uuidv7;
   }
 
   /** Handles a requester's message: a new task, or the reply to a task that asked for input. */
   async send(message: TaskMessage, options: SendOptions = {}): Promise<Task> {
-    const live = await this.accept(message, options);
-    if (!options.returnImmediately && !isPaused(live.task.status.state)) await this.untilPaused(live);
+    const blocking = !options.returnImmediately;
+    const live = await this.accept(message, options, blocking);
+    if (blocking) {
+      if (!isPaused(live.task.status.state)) await this.untilPaused(live);
+      // What the requester is told has happened must survive a crash: untilPaused hears of the
+      // pause once it is saved, unless that save failed.
+      await live.saving;
+      if (live.saveError !== undefined) {
+        const error = live.saveError as Error;
+        throw new LiteError('IO_ERROR', `task "${live.task.id}" is ${live.task.status.state}, but that could not be saved (${error.message}); it will be retried`, { task: live.task.id }, { cause: error });
+      }
+    }
     return cloneTask(live.task);
   }
 
@@ -223,7 +241,13 @@ export class Agent {
     await this.store.close();
   }
 
-  private async accept(message: TaskMessage, options: SendOptions): Promise<LiveTask> {
+  /**
+   * Makes the new task a message asks for (or resumes the one it replies to) and starts its
+   * handler. `blocking`: the requester learns the task id only with the answer, which waits for
+   * the newest state to be saved, so the handler may start before the first save; a quick task
+   * is then written once, already ended.
+   */
+  private async accept(message: TaskMessage, options: SendOptions, blocking = false): Promise<LiveTask> {
     if (message.role !== 'user') throw new LiteError('INVALID_PARAMS', 'a message to an agent has role "user"');
     if (message.parts.length === 0) throw new LiteError('INVALID_PARAMS', 'a message needs at least one part');
     if (jsonDepth(message, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) {
@@ -235,13 +259,38 @@ export class Agent {
     const first: TaskMessage = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
     if (options.beforeStart) await options.beforeStart(cloneTask(task));
-    const live: LiveTask = { task, listeners: new Set(), abort: new LazyAbort(), saving: Promise.resolve(), dirty: false };
+    const live: LiveTask = { task, listeners: new Set(), held: [], abort: new LazyAbort(), saving: Promise.resolve(), dirty: false };
     this.live.set(id, live);
+    // Nobody follows the task yet; this tells observers that it exists (without any, the copy
+    // for the event would be made for no one).
+    if (this.observers.size > 0) this.emit(live, { kind: 'task', task: cloneTask(task) });
+    const limit = this.card.limits?.maxConcurrentTasks;
+    const busy = limit !== undefined && this.running() > limit;
+    let start: (() => void) | undefined;
+    if (busy) {
+      this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
+    } else {
+      const incoming: IncomingTask = {
+        id,
+        contextId,
+        text: textOf(first),
+        files: first.parts.filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file'),
+        message: first,
+      };
+      const skill = options.skill ?? (typeof first.metadata?.skill === 'string' ? first.metadata.skill : undefined);
+      if (skill !== undefined) incoming.skill = skill;
+      if (options.from !== undefined) incoming.from = options.from;
+      start = () => void this.run(live, incoming);
+    }
+    this.persist(live);
+    if (busy) {
+      void live.saving.then(() => this.live.delete(id));
+    } else if (blocking) {
+      // The requester learns the id with the answer, once the newest state is saved (`send`).
+      start?.();
+      return live;
+    }
     try {
-      // Nobody follows the task yet; this tells observers that it exists (without any, the copy
-      // for the event would be made for no one).
-      if (this.observers.size > 0) this.emit(live, { kind: 'task', task: cloneTask(task) });
-      this.persist(live);
       // A client that gets a task id may rely on it surviving a crash: save before answering.
       await live.saving;
       if (live.saveError !== undefined) throw live.saveError;
@@ -250,24 +299,8 @@ export class Agent {
       if (error instanceof LiteError) throw error;
       throw new LiteError('IO_ERROR', `the new task could not be saved (${(error as Error).message})`, undefined, { cause: error });
     }
-    const limit = this.card.limits?.maxConcurrentTasks;
-    if (limit !== undefined && this.running() > limit) {
-      this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
-      void live.saving.then(() => this.live.delete(id));
-      return live;
-    }
-    const incoming: IncomingTask = {
-      id,
-      contextId,
-      text: textOf(first),
-      files: first.parts.filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file'),
-      message: first,
-    };
-    const skill = options.skill ?? (typeof first.metadata?.skill === 'string' ? first.metadata.skill : undefined);
-    if (skill !== undefined) incoming.skill = skill;
-    if (options.from !== undefined) incoming.from = options.from;
     // Start on the next turn, so that a stream has subscribed before the first update.
-    setImmediate(() => void this.run(live, incoming));
+    if (start !== undefined) setImmediate(start);
     return live;
   }
 
@@ -388,7 +421,7 @@ export class Agent {
   }
 
   private emit(live: LiveTask, event: TaskEvent): void {
-    for (const listener of live.listeners) listener(event);
+    if (live.listeners.size > 0) live.held.push({ event, to: [...live.listeners] });
     if (this.observers.size === 0) return;
     const told = this.tell(event, cloneTask(live.task));
     live.saving = live.saving.then(() => told);
@@ -409,25 +442,33 @@ export class Agent {
   }
 
   /**
-   * Saves the task. While a save is in flight, further changes only mark the task dirty; the
-   * next save writes the newest state once. A burst of progress updates costs a few saves,
-   * not one full copy of the task each.
+   * Saves the task at the end of this turn of the event loop, after the changes made in it. While
+   * a save is waiting or in flight, further changes only mark the task dirty; the next save
+   * writes the newest state once. A burst of updates costs a few saves, not one full copy of the
+   * task each, and a task that starts and ends in one turn is written once.
    */
   private persist(live: LiveTask): void {
     if (live.dirty) return;
     live.dirty = true;
-    live.saving = live.saving.then(async () => {
+    live.saving = live.saving.then(this.endOfTurn).then(async () => {
       live.dirty = false;
+      // What this save covers: the events so far. Later ones wait for the next save.
+      const covered = live.held;
+      live.held = [];
       try {
         // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
         await this.store.save(live.task);
         live.saveError = undefined;
       } catch (error) {
         // A locked or full disk must not stop the agent: report it, and try again shortly with
-        // whatever the task has become by then. `saving` itself never rejects.
+        // whatever the task has become by then. `saving` itself never rejects, and the events
+        // go out all the same rather than stall every stream.
         live.saveError = error;
         this.reportError(error, `saving task ${live.task.id}`);
         setTimeout(() => this.persist(live), SAVE_RETRY_MS).unref();
+      }
+      for (const { event, to } of covered) {
+        for (const listener of to) if (live.listeners.has(listener)) listener(event);
       }
     });
   }
@@ -463,6 +504,16 @@ export class Agent {
     for (const live of this.live.values()) if (!isTerminal(live.task.status.state)) count += 1;
     return count;
   }
+
+  /** Resolves in this turn's check phase (setImmediate), after the I/O callbacks of the turn. */
+  private turnEnd: Promise<void> | undefined;
+  private readonly endOfTurn = (): Promise<void> =>
+    (this.turnEnd ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.turnEnd = undefined;
+        resolve();
+      }),
+    ));
 
   /** The default clock's last reading and its ISO text, which changes once per millisecond. */
   private lastMs = Number.NaN;
