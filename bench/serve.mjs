@@ -48,7 +48,18 @@ const SERVERS = [
   ['@a2a-js/sdk (express, memory)', './servers/sdk.mjs', []],
 ];
 
-export async function run({ connections = 32, seconds = 5, rounds = 2 } = {}) {
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * Each round measures every server once, back to back, and divides each by the raw server of
+ * that round: the machine's mood changes between rounds, much less within one. The figure given
+ * for a server is the median over rounds of its requests/s, its ratio and its p99.
+ */
+export async function run({ connections = 32, seconds = 5, rounds = 3 } = {}) {
   const results = new Map(SERVERS.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round += 1) {
     for (const [name, script, args] of SERVERS) {
@@ -60,7 +71,13 @@ export async function run({ connections = 32, seconds = 5, rounds = 2 } = {}) {
       }
     }
   }
-  const best = new Map([...results].map(([name, runs]) => [name, runs.reduce((a, b) => (b.rps > a.rps ? b : a))]));
+  const raw = results.get(SERVERS[0][0]);
+  const throughput = Object.fromEntries(
+    [...results].map(([name, runs]) => {
+      const ratios = runs.map((r, i) => r.rps / raw[i].rps);
+      return [name, { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors, 0), ratio: median(ratios), ratios }];
+    }),
+  );
   const sseServer = await startServer('./servers/lite.mjs', ['memory']);
   let sse;
   let held;
@@ -70,19 +87,30 @@ export async function run({ connections = 32, seconds = 5, rounds = 2 } = {}) {
   } finally {
     sseServer.stop();
   }
-  return { pinned: hasTaskset, connections, seconds, throughput: Object.fromEntries(best), sse, held };
+  return { pinned: hasTaskset, connections, seconds, rounds, throughput, sse, held };
+}
+
+/** The report, as lines. */
+export function describe(r) {
+  const t = r.throughput;
+  const memory = t['a2a-lite (memory)'];
+  const sqlite = t['a2a-lite (SQLite)'];
+  const sdk = t['@a2a-js/sdk (express, memory)'];
+  const lines = [
+    `serve: SendMessage, ${r.connections} connections, ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}`,
+  ];
+  for (const [name, x] of Object.entries(t)) {
+    lines.push(
+      `  ${name.padEnd(30)} ${Math.round(x.rps).toString().padStart(6)} req/s  p50 ${x.p50.toFixed(1).padStart(5)} ms  p99 ${x.p99.toFixed(1).padStart(5)} ms  ${x.ratio.toFixed(2)}× raw (rounds ${x.ratios.map((v) => v.toFixed(2)).join(' ')})  errors ${x.errors}`,
+    );
+  }
+  lines.push(
+    `  targets: memory ${memory.ratio.toFixed(2)}× raw (≥ 0.50), SQLite ${sqlite.ratio.toFixed(2)}× raw (≥ 0.35), p99 ${memory.p99.toFixed(1)} / ${sqlite.p99.toFixed(1)} ms vs SDK ${sdk.p99.toFixed(1)} ms (below)`,
+    `SSE: ${Math.round(r.sse.eventsPerSecond).toLocaleString('en')} events/s on one stream (${r.sse.events} events); 1,000 open streams hold ${(r.held.heapUsedBytes / 1024 / 1024).toFixed(1)} MiB of heap (${r.held.perStreamBytes.toLocaleString('en')} bytes each), RSS +${(r.held.rssBytes / 1024 / 1024).toFixed(1)} MiB`,
+  );
+  return lines;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const r = await run();
-  const raw = r.throughput['raw node:http JSON'];
-  const sdk = r.throughput['@a2a-js/sdk (express, memory)'];
-  console.log(`SendMessage, ${r.connections} connections, ${r.seconds} s each, best of 2 rounds${r.pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}`);
-  for (const [name, t] of Object.entries(r.throughput)) {
-    console.log(`  ${name.padEnd(30)} ${Math.round(t.rps).toString().padStart(6)} req/s  p50 ${t.p50.toFixed(1)} ms  p99 ${t.p99.toFixed(1)} ms  errors ${t.errors}  (${(t.rps / raw.rps).toFixed(2)}× raw)`);
-  }
-  const memory = r.throughput['a2a-lite (memory)'];
-  const sqlite = r.throughput['a2a-lite (SQLite)'];
-  console.log(`  ratios: memory ${(memory.rps / raw.rps).toFixed(2)}× raw (target ≥ 0.50), SQLite ${(sqlite.rps / raw.rps).toFixed(2)}× raw (target ≥ 0.35), p99 ${memory.p99.toFixed(1)} / ${sqlite.p99.toFixed(1)} ms vs SDK ${sdk.p99.toFixed(1)} ms`);
-  console.log(`SSE: ${Math.round(r.sse.eventsPerSecond)} events/s on one stream (${r.sse.events} events); 1,000 open streams hold ${(r.held.heapUsedBytes / 1024 / 1024).toFixed(1)} MiB of heap (${r.held.perStreamBytes} bytes each), RSS +${(r.held.rssBytes / 1024 / 1024).toFixed(1)} MiB`);
+  for (const line of describe(await run())) console.log(line);
 }

@@ -108,6 +108,8 @@ interface LiveTask {
    * event only once the state it tells of is saved: what a client has been told survives a crash.
    */
   held: { event: TaskEvent; to: Listener[] }[];
+  /** Blocking sends waiting for the task to end or ask for input. */
+  waiters: (() => void)[];
   abort: LazyAbort;
   /** Set while the handler waits in `ask` for the requester's reply. */
   reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
@@ -142,15 +144,15 @@ export class Agent {
     const live = await this.accept(message, options, blocking);
     if (blocking) {
       if (!isPaused(live.task.status.state)) await this.untilPaused(live);
-      // What the requester is told has happened must survive a crash: untilPaused hears of the
-      // pause once it is saved, unless that save failed.
+      // What the requester is told has happened must survive a crash.
       await live.saving;
       if (live.saveError !== undefined) {
         const error = live.saveError as Error;
         throw new LiteError('IO_ERROR', `task "${live.task.id}" is ${live.task.status.state}, but that could not be saved (${error.message}); it will be retried`, { task: live.task.id }, { cause: error });
       }
     }
-    return cloneTask(live.task);
+    // An ended task changes no more: no copy needed (it is the caller's now).
+    return isTerminal(live.task.status.state) ? live.task : cloneTask(live.task);
   }
 
   /** Like `send`, but yields the task and then every event until it ends or asks for input. */
@@ -210,7 +212,8 @@ export class Agent {
 
   /** How many streams, subscriptions and waiting sends follow a running task now (0 once it ends). */
   subscribers(taskId: string): number {
-    return this.live.get(taskId)?.listeners.size ?? 0;
+    const live = this.live.get(taskId);
+    return live === undefined ? 0 : live.listeners.size + live.waiters.length;
   }
 
   /**
@@ -259,7 +262,7 @@ export class Agent {
     const first: TaskMessage = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
     if (options.beforeStart) await options.beforeStart(cloneTask(task));
-    const live: LiveTask = { task, listeners: new Set(), held: [], abort: new LazyAbort(), saving: Promise.resolve(), dirty: false };
+    const live: LiveTask = { task, listeners: new Set(), held: [], waiters: [], abort: new LazyAbort(), saving: Promise.resolve(), dirty: false };
     this.live.set(id, live);
     // Nobody follows the task yet; this tells observers that it exists (without any, the copy
     // for the event would be made for no one).
@@ -383,7 +386,9 @@ export class Agent {
         if (parts.length > 0) {
           const artifact: Artifact = { artifactId: this.newId(), name: result.name ?? 'result', parts };
           live.task.artifacts.push(artifact);
-          this.emit(live, { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: structuredClone(artifact), append: false, lastChunk: true });
+          if (live.listeners.size > 0 || this.observers.size > 0) {
+            this.emit(live, { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: structuredClone(artifact), append: false, lastChunk: true });
+          }
         }
         this.setStatus(live, 'completed');
         await live.saving;
@@ -413,6 +418,7 @@ export class Agent {
     // A status is replaced on every change, never edited, so listeners can share it.
     this.emit(live, { kind: 'status', taskId: live.task.id, contextId: live.task.contextId, status: live.task.status });
     this.persist(live);
+    if (live.waiters.length > 0 && isPaused(state)) for (const resolve of live.waiters.splice(0)) resolve();
   }
 
   private reportError(error: unknown, what: string): void {
@@ -486,16 +492,9 @@ export class Agent {
     return queue;
   }
 
+  /** Resolves when the task ends or asks for input (not yet saved: see `send`). */
   private untilPaused(live: LiveTask): Promise<void> {
-    return new Promise((resolve) => {
-      const listener = (event: TaskEvent): void => {
-        if (event.kind === 'status' && isPaused(event.status.state)) {
-          live.listeners.delete(listener);
-          resolve();
-        }
-      };
-      live.listeners.add(listener);
-    });
+    return new Promise((resolve) => live.waiters.push(resolve));
   }
 
   /** Tasks that count against the concurrency limit: started and not yet ended. */
