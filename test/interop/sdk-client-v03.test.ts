@@ -1,17 +1,15 @@
 // A2A 0.3 against our server, over real HTTP: the official @a2a-js/sdk client with its 0.3
 // transport (LegacyJsonRpcTransport), then raw JSON-RPC to pin the exact 0.3 wire shapes.
-import { Role, TaskState, type AgentCard, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { AgentCard } from '@a2a-js/sdk';
 import { Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiteServer, type LiteServer } from './lite-server.js';
+import { describe, expect, it } from 'vitest';
+import { sdkClientSuite, sdkSession } from './sdk-client-suite.js';
+import { asTask, describeStream, listRequest, sendRequest, textOf, userMessage } from './sdk-requests.js';
 
 type Json = Record<string, unknown>;
 
-let server: LiteServer;
 let rawCard: Json;
-let client: Client;
-let counter = 0;
 /** Responses the SDK client received, cloned so their bodies can be read afterwards. */
 const sniffed: Response[] = [];
 
@@ -21,45 +19,6 @@ const sniffingFetch: typeof fetch = async (input, init) => {
   return response;
 };
 
-const userMessage = (text: string, taskId = '', contextId = ''): Message => ({
-  messageId: `sdk03-${(counter += 1)}`,
-  contextId,
-  taskId,
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
-
-const configuration = (returnImmediately: boolean, historyLength?: number) => ({
-  acceptedOutputModes: [],
-  historyLength,
-  returnImmediately,
-  taskPushNotificationConfig: undefined,
-});
-
-const send = (text: string, taskId = '', contextId = '') =>
-  client.sendMessage({ tenant: '', message: userMessage(text, taskId, contextId), configuration: undefined, metadata: undefined });
-
-const start = (text: string) =>
-  client.sendMessage({ tenant: '', message: userMessage(text), configuration: configuration(true), metadata: undefined }).then(asTask);
-
-const asTask = (value: Message | Task): Task => {
-  if ('messageId' in value) throw new Error('expected a task, got a message');
-  return value;
-};
-
-const textOf = (task: Task) => task.artifacts[0]?.parts[0]?.content;
-
-const describeEvent = (event: StreamResponse): string => {
-  const payload = event.payload;
-  if (payload?.$case === 'task') return `task:${TaskState[payload.value.status!.state]}`;
-  if (payload?.$case === 'statusUpdate') return `status:${TaskState[payload.value.status!.state]}`;
-  if (payload?.$case === 'artifactUpdate') return `artifact:${JSON.stringify(payload.value.artifact?.parts[0]?.content)}`;
-  return payload?.$case ?? 'empty';
-};
-
 /** The `result` of each `data:` line of an SSE body, in order. */
 const sseResults = (body: string): Json[] =>
   body
@@ -67,43 +26,35 @@ const sseResults = (body: string): Json[] =>
     .filter((line) => line.startsWith('data: '))
     .map((line) => (JSON.parse(line.slice('data: '.length)) as { result: Json }).result);
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-beforeAll(async () => {
-  server = await startLiteServer();
+const session = sdkSession(async (server) => {
   rawCard = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as Json;
   // Route B: the SDK resolves the hybrid card as 1.0, so the 0.3 transport is chosen by hand,
   // aimed at the card's 0.3 `url`.
   const card = await new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).resolve(server.url);
-  client = new Client(new LegacyJsonRpcTransport({ endpoint: rawCard.url as string, fetchImpl: sniffingFetch }), card);
-});
-
-afterAll(async () => {
-  server.release();
-  await server.close();
+  return new Client(new LegacyJsonRpcTransport({ endpoint: rawCard.url as string, fetchImpl: sniffingFetch }), card);
 });
 
 describe('our card, as 0.3 and 1.0 clients read it', () => {
   it('holds the 0.3 fields next to the 1.0 ones', () => {
     expect(rawCard).toMatchObject({
       protocolVersion: '0.3.0',
-      url: `${server.url}/jsonrpc`,
+      url: `${session.server.url}/jsonrpc`,
       preferredTransport: 'JSONRPC',
       capabilities: { streaming: true, pushNotifications: false },
       defaultInputModes: expect.any(Array),
       defaultOutputModes: expect.any(Array),
       supportsAuthenticatedExtendedCard: false,
       supportedInterfaces: [
-        { url: `${server.url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-        { url: server.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-        { url: `${server.url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        { url: `${session.server.url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: session.server.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        { url: `${session.server.url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       ],
     });
     for (const skill of rawCard.skills as Json[]) expect(skill).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
   });
 
   it('is served at the older /.well-known/agent.json too', async () => {
-    expect(await (await fetch(`${server.url}/.well-known/agent.json`)).json()).toEqual(rawCard);
+    expect(await (await fetch(`${session.server.url}/.well-known/agent.json`)).json()).toEqual(rawCard);
   });
 
   it('leads the SDK factory to 1.0 even with legacy support on, since it has supportedInterfaces', async () => {
@@ -114,7 +65,7 @@ describe('our card, as 0.3 and 1.0 clients read it', () => {
         transports: [new JsonRpcTransportFactory(legacy)],
       }),
     );
-    const picked = await factory.createFromUrl(server.url);
+    const picked = await factory.createFromUrl(session.server.url);
     expect(picked.protocolVersion).toBe('1.0');
   });
 
@@ -134,7 +85,7 @@ describe('our card, as 0.3 and 1.0 clients read it', () => {
     );
     const pureClient = await factory.createFromAgentCard(pure03 as unknown as AgentCard);
     expect(pureClient.protocolVersion).toBe('0.3');
-    const task = asTask(await pureClient.sendMessage({ tenant: '', message: userMessage('pure'), configuration: undefined, metadata: undefined }));
+    const task = asTask(await pureClient.sendMessage(sendRequest(userMessage('pure'))));
     expect(textOf(task)).toEqual({ $case: 'text', value: 'echo: pure' });
     expect(methods).toEqual(['message/send']);
   });
@@ -142,104 +93,27 @@ describe('our card, as 0.3 and 1.0 clients read it', () => {
 
 describe('the @a2a-js/sdk 0.3 client against a2a-lite', () => {
   it('speaks JSON-RPC 0.3', () => {
-    expect(client.transport.protocolName).toBe('JSONRPC');
-    expect(client.protocolVersion).toBe('0.3');
+    expect(session.client.transport.protocolName).toBe('JSONRPC');
+    expect(session.client.protocolVersion).toBe('0.3');
   });
 
-  it('sends a blocking message and gets the completed task', async () => {
-    const task = asTask(await send('hello'));
-    expect(TaskState[task.status!.state]).toBe('TASK_STATE_COMPLETED');
-    expect(textOf(task)).toEqual({ $case: 'text', value: 'echo: hello' });
-    expect(task.history.map((m) => Role[m.role])).toEqual(['ROLE_USER', 'ROLE_AGENT']);
-  });
+  sdkClientSuite(session, { lists: false });
 
-  it('honours historyLength in the send configuration', async () => {
-    const task = asTask(await client.sendMessage({ tenant: '', message: userMessage('short'), configuration: configuration(false, 1), metadata: undefined }));
-    expect(task.history).toHaveLength(1);
-    expect(Role[task.history[0]!.role]).toBe('ROLE_AGENT');
-  });
-
-  it('streams the task, its updates and its artifact, ending with final: true', async () => {
-    const seen: string[] = [];
-    for await (const event of client.sendMessageStream({ tenant: '', message: userMessage('stream me'), configuration: undefined, metadata: undefined })) {
-      seen.push(describeEvent(event));
-    }
-    expect(seen).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'artifact:{"$case":"text","value":"echo: stream me"}', 'status:TASK_STATE_COMPLETED']);
+  it('marks the last update of a stream final: true on the wire', async () => {
+    await describeStream(session.client.sendMessageStream(sendRequest(userMessage('stream me'))));
     const wire = sseResults(await sniffed.at(-1)!.text());
     expect(wire.map((r) => r.kind)).toEqual(['task', 'status-update', 'artifact-update', 'status-update']);
     expect(wire.filter((r) => r.kind === 'status-update').map((r) => r.final)).toEqual([false, true]);
   });
 
-  it('gets a task, with historyLength', async () => {
-    const task = asTask(await send('for get'));
-    const got = await client.getTask({ tenant: '', id: task.id, historyLength: 1 });
-    expect(got.id).toBe(task.id);
-    expect(got.history).toHaveLength(1);
-    expect(TaskState[got.status!.state]).toBe('TASK_STATE_COMPLETED');
-  });
-
-  it('returns at once when not blocking, then cancels the running task', async () => {
-    const running = await start('wait for me');
-    expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(TaskState[running.status!.state]);
-    const cancelled = await client.cancelTask({ tenant: '', id: running.id, metadata: undefined });
-    expect(TaskState[cancelled.status!.state]).toBe('TASK_STATE_CANCELED');
-    const got = await client.getTask({ tenant: '', id: running.id, historyLength: undefined });
-    expect(TaskState[got.status!.state]).toBe('TASK_STATE_CANCELED');
-  });
-
-  it('refuses to cancel an ended task, and to find a task that does not exist', async () => {
-    const ended = asTask(await send('quick'));
-    await expect(client.cancelTask({ tenant: '', id: ended.id, metadata: undefined })).rejects.toMatchObject({ name: 'TaskNotCancelableError' });
-    await expect(client.getTask({ tenant: '', id: 'nope', historyLength: undefined })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
-  });
-
-  it('answers a question asked with input-required in the same task', async () => {
-    const asked = asTask(await send('ask me'));
-    expect(TaskState[asked.status!.state]).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(asked.status!.message?.parts[0]?.content).toEqual({ $case: 'text', value: 'which time range?' });
-    const done = asTask(await send('last week', asked.id, asked.contextId));
-    expect(done.id).toBe(asked.id);
-    expect(TaskState[done.status!.state]).toBe('TASK_STATE_COMPLETED');
-    expect(textOf(done)).toEqual({ $case: 'text', value: 'research over last week' });
-  });
-
-  it('ends a stream at a question with final: true', async () => {
-    const seen: string[] = [];
-    for await (const event of client.sendMessageStream({ tenant: '', message: userMessage('ask in a stream'), configuration: undefined, metadata: undefined })) {
-      seen.push(describeEvent(event));
-    }
-    expect(seen).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'status:TASK_STATE_INPUT_REQUIRED']);
+  it('marks the question that ends a stream final: true on the wire', async () => {
+    await describeStream(session.client.sendMessageStream(sendRequest(userMessage('ask in a stream'))));
     const wire = sseResults(await sniffed.at(-1)!.text());
     expect(wire.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'input-required' }, final: true });
   });
 
-  it('resubscribes to a running task and follows it to the end', async () => {
-    const running = await start('wait a bit');
-    await pause(20);
-    const seen: string[] = [];
-    const follow = (async () => {
-      for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) seen.push(describeEvent(event));
-    })();
-    await pause(50);
-    server.release();
-    await follow;
-    expect(seen).toEqual(['task:TASK_STATE_WORKING', 'artifact:{"$case":"text","value":"echo: wait a bit"}', 'status:TASK_STATE_COMPLETED']);
-  });
-
-  it('refuses to resubscribe to an ended task', async () => {
-    const ended = asTask(await send('over'));
-    const drain = async () => {
-      for await (const _event of client.resubscribeTask({ tenant: '', id: ended.id })) {
-        // nothing should arrive
-      }
-    };
-    await expect(drain()).rejects.toMatchObject({ name: 'UnsupportedOperationError' });
-  });
-
   it('has no tasks/list, as 0.3 had none over JSON-RPC', async () => {
-    await expect(
-      client.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 10, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false }),
-    ).rejects.toThrow('tasks/list');
+    await expect(session.client.listTasks(listRequest())).rejects.toThrow('tasks/list');
   });
 });
 

@@ -1,7 +1,7 @@
 // The official @a2a-js/sdk 1.0 client registers webhooks on our server (inline and with the
 // config methods) and the webhook gets notifications the SDK's own types read back.
-import { Role, StreamResponse, TaskState, type Message, type TaskPushNotificationConfig } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { StreamResponse, TaskState, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../../src/a2a/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
@@ -10,6 +10,7 @@ import { listen, type Listening } from '../../src/serve/node-http.js';
 import { startPushSender, type PushSender } from '../../src/serve/push-sender.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { eventually, startWebhook, type Webhook } from '../fixtures/webhook.js';
+import { asTask, describeEvent, jsonRpcClient, sendConfiguration, sendRequest, start, userMessage } from './sdk-requests.js';
 
 let agent: Agent;
 let push: PushSender;
@@ -35,8 +36,7 @@ beforeEach(async () => {
   let url = '';
   server = await listen(createA2AHandler({ agent, baseUrl: () => url, push }));
   url = server.url;
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }));
-  client = await factory.createFromUrl(server.url);
+  client = await jsonRpcClient(server.url);
 });
 
 afterEach(async () => {
@@ -44,17 +44,6 @@ afterEach(async () => {
   await server.close();
   await push.close();
   await agent.close();
-});
-
-const userMessage = (text: string): Message => ({
-  messageId: `sdk-${text}-${Date.now()}`,
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
 });
 
 const pushConfig = (hook: Webhook, taskId = '', id = ''): TaskPushNotificationConfig => ({
@@ -66,12 +55,8 @@ const pushConfig = (hook: Webhook, taskId = '', id = ''): TaskPushNotificationCo
   authentication: { scheme: 'Bearer', credentials: 'sdk-credentials' },
 });
 
-const payloads = (hook: Webhook) =>
-  hook.delivered.map((r) => {
-    const payload = StreamResponse.fromJSON(r.json).payload;
-    if (payload?.$case === 'task' || payload?.$case === 'statusUpdate') return `${payload.$case}:${TaskState[payload.value.status!.state]}`;
-    return payload?.$case;
-  });
+/** What the webhook was told, each notification read as the SDK reads a stream event. */
+const payloads = (hook: Webhook) => hook.delivered.map((r) => describeEvent(StreamResponse.fromJSON(r.json)));
 
 describe('the @a2a-js/sdk 1.0 client and push notifications', () => {
   it('sees pushNotifications in the card', async () => {
@@ -80,34 +65,23 @@ describe('the @a2a-js/sdk 1.0 client and push notifications', () => {
 
   it('registers a webhook inline with sendMessage, which gets every update', async () => {
     const hook = await startWebhook();
-    const task = await client.sendMessage({
-      tenant: '',
-      message: userMessage('inline'),
-      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: pushConfig(hook), returnImmediately: false },
-      metadata: undefined,
-    });
-    expect('id' in task && TaskState[task.status!.state]).toBe('TASK_STATE_COMPLETED');
+    const task = asTask(await client.sendMessage(sendRequest(userMessage('inline'), sendConfiguration({ taskPushNotificationConfig: pushConfig(hook) }))));
+    expect(TaskState[task.status!.state]).toBe('TASK_STATE_COMPLETED');
     await eventually(() => expect(hook.delivered).toHaveLength(4));
-    expect(payloads(hook)).toEqual(['task:TASK_STATE_SUBMITTED', 'statusUpdate:TASK_STATE_WORKING', 'artifactUpdate', 'statusUpdate:TASK_STATE_COMPLETED']);
+    expect(payloads(hook)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'artifact:{"$case":"text","value":"echo: inline"}', 'status:TASK_STATE_COMPLETED']);
     expect(hook.delivered[3]?.headers).toMatchObject({ authorization: 'Bearer sdk-credentials', 'x-a2a-notification-token': 'sdk-token' });
   });
 
   it('creates, reads, lists and deletes a config, and the webhook hears the task end', async () => {
     const hook = await startWebhook();
-    const sent = await client.sendMessage({
-      tenant: '',
-      message: userMessage('wait'),
-      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
-      metadata: undefined,
-    });
-    const taskId = 'id' in sent ? sent.id : '';
+    const taskId = (await start(client, 'wait')).id;
     const created = await client.createTaskPushNotificationConfig(pushConfig(hook, taskId, 'sdk-cfg'));
     expect(created).toMatchObject({ id: 'sdk-cfg', taskId, url: hook.url, token: 'sdk-token', authentication: { scheme: 'Bearer', credentials: '' } });
     expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'sdk-cfg' })).toMatchObject({ id: 'sdk-cfg', url: hook.url });
     expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual(['sdk-cfg']);
 
     release();
-    await eventually(() => expect(payloads(hook).at(-1)).toBe('statusUpdate:TASK_STATE_COMPLETED'));
+    await eventually(() => expect(payloads(hook).at(-1)).toBe('status:TASK_STATE_COMPLETED'));
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: 'sdk-cfg' });
     expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs).toEqual([]);
     await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'sdk-cfg' })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
