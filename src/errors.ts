@@ -78,6 +78,10 @@ export const ERROR_TABLE = {
   CONTENT_TYPE_NOT_SUPPORTED: { exit: 9, rpc: -32005, http: 400, summary: 'The request body has a content type this agent does not read.' },
   VERSION_NOT_SUPPORTED: { exit: 9, rpc: -32009, http: 400, summary: 'The A2A-Version asked for is not served here.' },
   EXTENDED_CARD_NOT_CONFIGURED: { exit: 9, rpc: -32007, http: 400, summary: 'This agent has no extended card.' },
+  // A remote agent (a2a-lite send, discover) did not give what was asked.
+  PEER_ERROR: { exit: 8, rpc: -32006, http: 502, summary: 'The remote agent answered with an error, or with something that is not A2A.' },
+  AUTH_REQUIRED: { exit: 14, rpc: -32600, http: 401, summary: 'The remote agent wants credentials that were not given or not accepted.' },
+  PEER_UNREACHABLE: { exit: 15, rpc: -32603, http: 502, summary: 'The remote agent could not be reached, or did not answer in time.' },
   // The environment failed us.
   LEDGER_BUSY: { exit: 7, rpc: -32603, http: 503, summary: 'The ledger stayed contended past the retry limit.' },
   LEDGER_CORRUPT: { exit: 7, rpc: -32603, http: 500, summary: 'A ledger or cache file could not be read back.' },

@@ -58,7 +58,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
   const modes = (list: readonly Mode[] | undefined) => [...new Set((list ?? ['text']).map((m) => MEDIA_TYPES[m]))];
   const allInputs: Mode[] = card.skills.flatMap((s) => s.inputModes ?? ['text']);
   const allOutputs: Mode[] = card.skills.flatMap((s) => s.outputModes ?? ['text']);
-  const lite: Record<string, unknown> = { protocol: card.protocol, framework: card.agent.framework };
+  const lite: Record<string, unknown> = { protocol: card.protocol, id: card.agent.id, framework: card.agent.framework };
   if (card.channels?.length) lite.channels = card.channels;
   if (card.agent.version) lite.version = card.agent.version;
   return {

@@ -223,3 +223,100 @@ function metadataOf(object: Json, path: string): Json | undefined {
   const value = object.metadata;
   return value === undefined || value === null ? undefined : asObject(value, path);
 }
+
+// What a client reads back from a 0.3 agent.
+
+const STATE_FROM_V03: Readonly<Record<string, TaskState>> = {
+  submitted: 'submitted',
+  working: 'working',
+  'input-required': 'input-required',
+  'auth-required': 'auth-required',
+  completed: 'completed',
+  failed: 'failed',
+  canceled: 'cancelled',
+  cancelled: 'cancelled',
+  rejected: 'rejected',
+};
+
+/** Reads a task an agent returned (0.3 JSON). */
+export function taskFromV03(value: unknown, path = 'task'): Task {
+  const object = asObject(value, path);
+  expectKind(object, path, 'task');
+  const id = field(object, 'id');
+  if (typeof id !== 'string' || id === '') throw invalid(`${path}.id is required`);
+  const task: Task = {
+    id,
+    contextId: optionalString(object, `${path}.contextId`, 'contextId') ?? '',
+    status: statusFromV03(object.status, `${path}.status`),
+    history: listOf(object.history, `${path}.history`).map((m, i) => messageFromV03(m, `${path}.history[${i}]`)),
+    artifacts: listOf(object.artifacts, `${path}.artifacts`).map((a, i) => artifactFromV03(a, `${path}.artifacts[${i}]`)),
+  };
+  const metadata = metadataOf(object, `${path}.metadata`);
+  if (metadata) task.metadata = metadata;
+  return task;
+}
+
+function statusFromV03(value: unknown, path: string): TaskStatus {
+  const object = asObject(value, path);
+  const state = typeof object.state === 'string' ? STATE_FROM_V03[object.state] : undefined;
+  if (state === undefined) throw invalid(`${path}.state ${JSON.stringify(object.state)} is not a 0.3 task state`);
+  const status: TaskStatus = { state, timestamp: optionalString(object, `${path}.timestamp`, 'timestamp') ?? '' };
+  if (object.message !== undefined && object.message !== null) status.message = messageFromV03(object.message, `${path}.message`);
+  return status;
+}
+
+function artifactFromV03(value: unknown, path: string): Artifact {
+  const object = asObject(value, path);
+  const artifact: Artifact = {
+    artifactId: optionalString(object, `${path}.artifactId`, 'artifactId') ?? '',
+    parts: listOf(object.parts, `${path}.parts`).map((p, i) => partFromV03(p, `${path}.parts[${i}]`)),
+  };
+  const name = optionalString(object, `${path}.name`, 'name');
+  if (name) artifact.name = name;
+  const description = optionalString(object, `${path}.description`, 'description');
+  if (description) artifact.description = description;
+  const metadata = metadataOf(object, `${path}.metadata`);
+  if (metadata) artifact.metadata = metadata;
+  return artifact;
+}
+
+/** Reads one event of a 0.3 stream, or a message/send result: a task, a message or an update. */
+export function eventFromV03(value: unknown, path = 'result'): TaskEvent {
+  const object = asObject(value, path);
+  switch (object.kind) {
+    case 'task':
+      return { kind: 'task', task: taskFromV03(object, path) };
+    case 'message':
+      return { kind: 'message', message: messageFromV03(object, path) };
+    case 'status-update':
+      return {
+        kind: 'status',
+        taskId: requiredId(object, `${path}.taskId`),
+        contextId: optionalString(object, `${path}.contextId`, 'contextId') ?? '',
+        status: statusFromV03(object.status, `${path}.status`),
+      };
+    case 'artifact-update':
+      return {
+        kind: 'artifact',
+        taskId: requiredId(object, `${path}.taskId`),
+        contextId: optionalString(object, `${path}.contextId`, 'contextId') ?? '',
+        artifact: artifactFromV03(object.artifact, `${path}.artifact`),
+        append: object.append === true,
+        lastChunk: object.lastChunk === true,
+      };
+    default:
+      throw invalid(`${path}.kind ${JSON.stringify(object.kind)} is none of task, message, status-update, artifact-update`);
+  }
+}
+
+function requiredId(object: Json, path: string): string {
+  const value = object.taskId;
+  if (typeof value !== 'string' || value === '') throw invalid(`${path} is required`);
+  return value;
+}
+
+function listOf(value: unknown, path: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalid(`${path} must be an array`);
+  return value;
+}

@@ -192,3 +192,92 @@ export function optionalInteger(object: Json, path: string, ...names: string[]):
 export function invalid(message: string): LiteError {
   return new LiteError('INVALID_PARAMS', message);
 }
+
+// What a client reads back from a 1.0 agent: tasks, stream responses and SendMessage results.
+// Checked as strictly as requests (a wrong field is named), since a2a-lite prints and stores it.
+
+/** Reads a task an agent returned (1.0 JSON). */
+export function taskFromV1(value: unknown, path = 'task'): Task {
+  const object = asObject(value, path);
+  const id = field(object, 'id');
+  if (typeof id !== 'string' || id === '') throw invalid(`${path}.id is required`);
+  const contextId = optionalString(object, `${path}.contextId`, 'contextId', 'context_id') ?? '';
+  const task: Task = {
+    id,
+    contextId,
+    status: statusFromV1(field(object, 'status'), `${path}.status`),
+    history: arrayOf(field(object, 'history'), `${path}.history`).map((m, i) => messageFromV1(m, `${path}.history[${i}]`)),
+    artifacts: arrayOf(field(object, 'artifacts'), `${path}.artifacts`).map((a, i) => artifactFromV1(a, `${path}.artifacts[${i}]`)),
+  };
+  const metadata = field(object, 'metadata');
+  if (metadata !== undefined && metadata !== null) task.metadata = asObject(metadata, `${path}.metadata`);
+  return task;
+}
+
+export function statusFromV1(value: unknown, path: string): TaskStatus {
+  const object = asObject(value, path);
+  const state = stateFromV1(field(object, 'state'));
+  if (state === undefined) throw invalid(`${path}.state ${JSON.stringify(field(object, 'state'))} is not a 1.0 task state`);
+  const status: TaskStatus = { state, timestamp: optionalString(object, `${path}.timestamp`, 'timestamp') ?? '' };
+  const message = field(object, 'message', 'update');
+  if (message !== undefined && message !== null) status.message = messageFromV1(message, `${path}.message`);
+  return status;
+}
+
+export function artifactFromV1(value: unknown, path: string): Artifact {
+  const object = asObject(value, path);
+  const artifactId = optionalString(object, `${path}.artifactId`, 'artifactId', 'artifact_id') ?? '';
+  const parts = arrayOf(field(object, 'parts'), `${path}.parts`);
+  const artifact: Artifact = { artifactId, parts: parts.map((p, i) => partFromV1(p, `${path}.parts[${i}]`)) };
+  const name = optionalString(object, `${path}.name`, 'name');
+  if (name) artifact.name = name;
+  const description = optionalString(object, `${path}.description`, 'description');
+  if (description) artifact.description = description;
+  const metadata = field(object, 'metadata');
+  if (metadata !== undefined && metadata !== null) artifact.metadata = asObject(metadata, `${path}.metadata`);
+  return artifact;
+}
+
+/** Reads one StreamResponse (or a SendMessage result, which has the same members). */
+export function eventFromV1(value: unknown, path = 'result'): TaskEvent {
+  const object = asObject(value, path);
+  const task = field(object, 'task');
+  if (task !== undefined && task !== null) return { kind: 'task', task: taskFromV1(task, `${path}.task`) };
+  const message = field(object, 'message', 'msg');
+  if (message !== undefined && message !== null) return { kind: 'message', message: messageFromV1(message, `${path}.message`) };
+  const statusUpdate = field(object, 'statusUpdate', 'status_update');
+  if (statusUpdate !== undefined && statusUpdate !== null) {
+    const update = asObject(statusUpdate, `${path}.statusUpdate`);
+    return {
+      kind: 'status',
+      taskId: requiredText(update, `${path}.statusUpdate.taskId`, 'taskId', 'task_id'),
+      contextId: optionalString(update, `${path}.statusUpdate.contextId`, 'contextId', 'context_id') ?? '',
+      status: statusFromV1(field(update, 'status'), `${path}.statusUpdate.status`),
+    };
+  }
+  const artifactUpdate = field(object, 'artifactUpdate', 'artifact_update');
+  if (artifactUpdate !== undefined && artifactUpdate !== null) {
+    const update = asObject(artifactUpdate, `${path}.artifactUpdate`);
+    return {
+      kind: 'artifact',
+      taskId: requiredText(update, `${path}.artifactUpdate.taskId`, 'taskId', 'task_id'),
+      contextId: optionalString(update, `${path}.artifactUpdate.contextId`, 'contextId', 'context_id') ?? '',
+      artifact: artifactFromV1(field(update, 'artifact'), `${path}.artifactUpdate.artifact`),
+      append: field(update, 'append') === true,
+      lastChunk: field(update, 'lastChunk', 'last_chunk') === true,
+    };
+  }
+  throw invalid(`${path} holds none of task, message, statusUpdate, artifactUpdate`);
+}
+
+function requiredText(object: Json, path: string, ...names: string[]): string {
+  const value = optionalString(object, path, ...names);
+  if (value === undefined || value === '') throw invalid(`${path} is required`);
+  return value;
+}
+
+function arrayOf(value: unknown, path: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalid(`${path} must be an array`);
+  return value;
+}

@@ -8,6 +8,7 @@ import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
 import { ioError, readJsonFile, writeFileAtomic } from './atomic-file.js';
 import { encodeName } from './file-names.js';
+import type { RemoteAccess } from '../client/remote-card.js';
 
 /** Facts about a cached card kept beside it under this key; not part of the card itself. */
 export const CACHE_KEY = 'x-a2a-lite';
@@ -17,7 +18,16 @@ export interface CacheInfo {
   source: string;
   learnedAt: string;
   updatedAt: string;
+  /** How to call an agent found with `discover`: its interfaces, streaming, security schemes. */
+  a2a?: RemoteAccess;
+  /** The environment variable holding the token for this agent (the name only, never the value). */
+  tokenEnv?: string;
+  /** When the agent last answered a task sent with `a2a-lite send` (routing prefers recent ones). */
+  answeredAt?: string;
 }
+
+/** Cache facts a caller may set besides the card; those not given are kept from before. */
+export type CacheExtra = Partial<Pick<CacheInfo, 'a2a' | 'tokenEnv' | 'answeredAt'>>;
 
 export interface KnownAgent {
   card: LiteCard;
@@ -33,12 +43,20 @@ export class AgentDirectory {
   }
 
   /** Validates and caches `card` (replacing an older card of the same id). */
-  add(card: unknown, source: string, now = new Date()): { agent: KnownAgent; replaced: boolean } {
+  add(card: unknown, source: string, now = new Date(), extra: CacheExtra = {}): { agent: KnownAgent; replaced: boolean } {
     const valid = assertCard(stripCache(card), 'card');
     const path = this.pathOf(valid.agent.id);
     const previous = this.find(valid.agent.id);
     const at = now.toISOString();
     const cache: CacheInfo = { source, learnedAt: previous?.cache.learnedAt ?? at, updatedAt: at };
+    // What a client needs to call the agent only makes sense for the address it was read from.
+    const sameSource = previous?.cache.source === source;
+    const a2a = extra.a2a ?? (sameSource ? previous?.cache.a2a : undefined);
+    const tokenEnv = extra.tokenEnv ?? (sameSource ? previous?.cache.tokenEnv : undefined);
+    const answeredAt = extra.answeredAt ?? (sameSource ? previous?.cache.answeredAt : undefined);
+    if (a2a !== undefined) cache.a2a = a2a;
+    if (tokenEnv !== undefined) cache.tokenEnv = tokenEnv;
+    if (answeredAt !== undefined) cache.answeredAt = answeredAt;
     writeFileAtomic(path, `${JSON.stringify({ ...valid, [CACHE_KEY]: cache }, null, 2)}\n`);
     return { agent: { card: valid, cache, path }, replaced: previous !== undefined };
   }
@@ -115,12 +133,29 @@ function fromStored(stored: unknown, path: string): KnownAgent {
     const first = errors[0];
     throw new LiteError('LEDGER_CORRUPT', `${path} no longer holds a valid card (${first?.path} ${first?.message}); add the agent again`, { path, errors });
   }
-  const info = (cache ?? {}) as Partial<CacheInfo>;
-  return {
-    card: card as unknown as LiteCard,
-    cache: { source: info.source ?? 'file', learnedAt: info.learnedAt ?? '', updatedAt: info.updatedAt ?? '' },
-    path,
-  };
+  const info = (typeof cache === 'object' && cache !== null ? cache : {}) as Partial<CacheInfo>;
+  const facts: CacheInfo = { source: text(info.source) ?? 'file', learnedAt: text(info.learnedAt) ?? '', updatedAt: text(info.updatedAt) ?? '' };
+  if (isAccess(info.a2a)) facts.a2a = info.a2a;
+  if (text(info.tokenEnv) !== undefined) facts.tokenEnv = info.tokenEnv as string;
+  if (text(info.answeredAt) !== undefined) facts.answeredAt = info.answeredAt as string;
+  return { card: card as unknown as LiteCard, cache: facts, path };
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A stored RemoteAccess that still has the shape a client relies on. */
+function isAccess(value: unknown): value is RemoteAccess {
+  if (typeof value !== 'object' || value === null) return false;
+  const access = value as Partial<RemoteAccess>;
+  return (
+    typeof access.cardUrl === 'string' &&
+    Array.isArray(access.interfaces) &&
+    access.interfaces.every((i) => typeof i?.url === 'string' && (i.binding === 'JSONRPC' || i.binding === 'HTTP+JSON') && (i.version === '1.0' || i.version === '0.3')) &&
+    typeof access.security === 'object' &&
+    access.security !== null
+  );
 }
 
 function stripCache(card: unknown): unknown {

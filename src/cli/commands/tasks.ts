@@ -1,4 +1,5 @@
-// `a2a-lite tasks`: the task ledger: new, record, list, show.
+// `a2a-lite tasks`: the task ledger: new, record, list, show; get and cancel for a task sent to
+// an A2A agent with `send` (loaded only when used).
 
 import { LiteError } from '../../errors.js';
 import { format } from '../../protocol/format.js';
@@ -57,6 +58,26 @@ peers used the same task id.
 
 example:
   a2a-lite tasks show email-001`,
+  },
+  get: {
+    run: async (args, context) => (await import('./tasks-remote.js')).remote('get', args, context),
+    usage: 'a2a-lite tasks get ID [--peer P] [--token-env NAME] [--json]',
+    help: `Asks the A2A agent a task was sent to (with a2a-lite send) where it stands, prints it as
+A2A-Lite text, records any change in the ledger and saves returned files. The exit code is
+the task's, as for send (0 completed, 10 failed, 11 rejected, 12 cancelled, 13 input
+required, 14 credentials wanted).
+
+example:
+  a2a-lite tasks get 019aa6a8-5c3e-7d1f-9a2b-4c6d8e0f1a2b`,
+  },
+  cancel: {
+    run: async (args, context) => (await import('./tasks-remote.js')).remote('cancel', args, context),
+    usage: 'a2a-lite tasks cancel ID [--peer P] [--token-env NAME] [--json]',
+    help: `Cancels a task at the A2A agent it was sent to (with a2a-lite send) and records the
+outcome. A task that has already ended cannot be cancelled (exit 5).
+
+example:
+  a2a-lite tasks cancel 019aa6a8-5c3e-7d1f-9a2b-4c6d8e0f1a2b`,
   },
 } satisfies Record<string, Subcommand>;
 

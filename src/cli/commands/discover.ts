@@ -1,0 +1,53 @@
+// `a2a-lite discover URL`: reads an A2A agent's card, caches it as an A2A-Lite card and prints
+// it as the [A2A:card] reply a peer in chat would have sent.
+
+import { render } from '../../card/render.js';
+import { cacheDiscovered, fetchAgentCard } from '../../client/discover.js';
+import { LiteError } from '../../errors.js';
+import { atMost, parseOptions, required } from '../args.js';
+import type { Command, Context } from '../context.js';
+import { note, printJson, printLine } from '../output.js';
+import { openStores } from '../stores.js';
+
+export const command: Command = {
+  usage: 'a2a-lite discover URL [--token-env NAME] [--lang zh|en] [--json]',
+  help: `Fetches the Agent Card of the A2A agent at URL (/.well-known/agent-card.json, else the older
+/.well-known/agent.json), accepts 1.0 and 0.3 cards, and caches it in known-agents/ as an
+A2A-Lite card whose channel is a2a:URL, with the interfaces to call it by. Discovering the
+same URL again updates the entry. Prints the card as the [A2A:card] reply.
+
+options:
+  --token-env NAME  remember that this agent's token is in the environment variable NAME
+                    (only the name is stored)
+  --lang zh|en      the language of the printed reply (default zh, as the protocol's examples)
+  --json            print the cached lite card and what is known about calling it, as JSON
+
+examples:
+  a2a-lite discover http://127.0.0.1:7331
+  a2a-lite discover https://agents.example.com/mexico --token-env MEXICO_TOKEN`,
+  run,
+};
+
+async function run(args: string[], context: Context): Promise<number> {
+  const { values, positionals } = parseOptions('discover', args, { 'token-env': { type: 'string' }, lang: { type: 'string' } });
+  atMost('discover', positionals, 1);
+  const url = required('discover', positionals[0], 'URL');
+  const lang = values.lang ?? 'zh';
+  if (lang !== 'zh' && lang !== 'en') throw new LiteError('USAGE', `discover: --lang is zh or en, not ${JSON.stringify(lang)}`);
+  const tokenEnv = values['token-env'];
+  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new LiteError('USAGE', 'discover: --token-env takes the name of an environment variable');
+  const stores = openStores(values, context);
+  const found = await fetchAgentCard(url);
+  const { agent, replaced } = cacheDiscovered(stores.agents, found, tokenEnv === undefined ? {} : { tokenEnv });
+  if (values.json) {
+    printJson(context, { id: agent.card.agent.id, replaced, card: agent.card, a2a: agent.cache.a2a, unsupported: found.card.unsupported });
+    return 0;
+  }
+  printLine(context, render(agent.card, lang));
+  const via = agent.cache.a2a?.interfaces[0];
+  note(context, `${replaced ? 'updated' : 'cached'} ${agent.card.agent.id} in ${agent.path}${via ? `; calls go to ${via.url} (${via.binding} ${via.version})` : ''}`);
+  if (found.card.security.bearer || found.card.security.apiKey) {
+    if (tokenEnv === undefined && agent.cache.tokenEnv === undefined) note(context, 'this agent wants credentials: pass --token-env NAME here or to send');
+  }
+  return 0;
+}

@@ -1,0 +1,119 @@
+// Showing a remote task's events to the user as A2A-Lite text (or JSON lines with --json),
+// recording each in the ledger, saving returned files, and turning the outcome into an exit
+// code. Shared by `send` and `tasks get|cancel`.
+
+import { join } from 'node:path';
+import { fileParts, liteState, resultMessage, saveFiles, statusMessage, type SavedFile } from '../client/lite-view.js';
+import { isSettled } from '../client/remote-task.js';
+import { LiteError } from '../errors.js';
+import { format } from '../protocol/format.js';
+import { isTerminal, type TaskState } from '../protocol/states.js';
+import type { Message } from '../protocol/types.js';
+import type { Task, TaskEvent } from '../runtime/task-model.js';
+import type { Context } from './context.js';
+import { note, printLine } from './output.js';
+import type { Stores } from './stores.js';
+
+/** Exit codes of `send` and `tasks get|cancel` by the state the task is left in. */
+export const OUTCOME_EXIT: Readonly<Record<TaskState, number>> = {
+  completed: 0,
+  submitted: 0,
+  accepted: 0,
+  working: 0,
+  failed: 10,
+  rejected: 11,
+  cancelled: 12,
+  'input-required': 13,
+  'auth-required': 14,
+};
+
+export class RemoteOutput {
+  /** Set once the ledger refused something, so the note is given once. */
+  private ledgerTrouble = false;
+  private printed = 0;
+  files: SavedFile[] = [];
+
+  constructor(
+    private readonly context: Context,
+    private readonly stores: Stores,
+    private readonly peer: string,
+    private readonly json: boolean,
+  ) {}
+
+  /** Shows one event; `task` is the task as the events so far describe it. */
+  show(event: TaskEvent, task: Task | undefined): void {
+    if (this.json) {
+      this.jsonLine(event);
+      if (task !== undefined && isTerminal(task.status.state) && (event.kind === 'status' || event.kind === 'task')) this.saveFiles(task);
+      return;
+    }
+    if (task === undefined) {
+      if (event.kind === 'message') this.print({ type: 'plain', params: {}, body: messageText(event), attachments: [] });
+      return;
+    }
+    if (event.kind === 'artifact') return; // shown with the result
+    if ((event.kind === 'status' || event.kind === 'task') && isTerminal(task.status.state)) {
+      this.saveFiles(task);
+      this.print(resultMessage(task, this.files), true);
+      return;
+    }
+    this.print(statusMessage(task, event), true);
+  }
+
+  /** Prints the final JSON line of a `--json` run. */
+  finish(task: Task | undefined): void {
+    if (!this.json) return;
+    this.context.stdout.write(
+      `${JSON.stringify({ outcome: task ? liteState(task.status.state) : 'message', task: task?.id ?? null, contextId: task?.contextId ?? null, peer: this.peer, files: this.files })}\n`,
+    );
+  }
+
+  /** The exit code for how the task was left, with a hint on stderr for the states that need one. */
+  exitCode(task: Task | undefined): number {
+    if (task === undefined) return 0;
+    const state = task.status.state;
+    if (!this.json && state === 'input-required') note(this.context, `the agent asks for input; answer with: a2a-lite send --reply TEXT --task ${task.id}`);
+    if (!this.json && state === 'auth-required') note(this.context, `the agent needs credentials for task ${task.id}; see its instructions above`);
+    if (!this.json && !isSettled(state)) note(this.context, `task ${task.id} is still ${state}; follow it with: a2a-lite tasks get ${task.id}`);
+    return OUTCOME_EXIT[state];
+  }
+
+  private print(message: Message, record = false): void {
+    if (this.printed > 0) printLine(this.context);
+    this.printed += 1;
+    printLine(this.context, format(message));
+    if (record) this.record(message);
+  }
+
+  /** Records a message from the agent in the ledger; a refusal is noted, never fatal. */
+  record(message: Message, direction: 'in' | 'out' = 'in'): void {
+    try {
+      this.stores.tasks.record(message, { direction, peer: this.peer });
+    } catch (error) {
+      if (this.ledgerTrouble) return;
+      this.ledgerTrouble = true;
+      note(this.context, `the ledger did not take [A2A:${message.type}] for task ${message.params.task ?? message.params.id}: ${error instanceof LiteError ? error.message : String(error)}`);
+    }
+  }
+
+  private saveFiles(task: Task): void {
+    if (this.files.length > 0) return;
+    const parts = fileParts(task.artifacts);
+    if (parts.length === 0) return;
+    this.files = saveFiles(join(this.stores.home.dir, 'downloads'), task.id, parts);
+    if (this.json) return;
+    for (const file of this.files) {
+      if (file.path !== undefined) note(this.context, `saved ${file.name} to ${file.path}`);
+      else if (file.url !== undefined) note(this.context, `${file.name} is at ${file.url} (not downloaded)`);
+    }
+  }
+
+  private jsonLine(event: TaskEvent): void {
+    // File bytes stay out of the lines: the files are saved and listed at the end.
+    this.context.stdout.write(`${JSON.stringify(event, (key, value: unknown) => (key === 'bytes' && typeof value === 'string' ? `<${Math.floor((value.length * 3) / 4)} bytes>` : value))}\n`);
+  }
+}
+
+function messageText(event: Extract<TaskEvent, { kind: 'message' }>): string {
+  return event.message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('\n\n');
+}

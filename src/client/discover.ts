@@ -1,0 +1,121 @@
+// Finding an A2A agent's card from its URL, and keeping it in the known-agents cache as an
+// A2A-Lite card whose channel is `a2a:<url>`, with what a client needs to call it beside it.
+
+import { LiteError, isLiteError } from '../errors.js';
+import type { AgentDirectory, KnownAgent } from '../store/agent-directory.js';
+import { idFromName, readRemoteCard, toLiteCard, type RemoteAccess, type RemoteCard } from './remote-card.js';
+
+/** The most a card may hold. */
+const MAX_CARD_BYTES = 1024 * 1024;
+const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'];
+
+export interface FetchCardOptions {
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export interface Discovered {
+  card: RemoteCard;
+  /** The URL the user named, as the agent's address: `a2a:<baseUrl>` is its channel. */
+  baseUrl: string;
+}
+
+/**
+ * Fetches the agent card of the agent at `url`: the URL itself when it names a `.json` file,
+ * else `/.well-known/agent-card.json` below it (then at its origin), falling back to the older
+ * `/.well-known/agent.json`. Throws PEER_UNREACHABLE, INVALID_CARD or PEER_ERROR.
+ */
+export async function fetchAgentCard(url: string, options: FetchCardOptions = {}): Promise<Discovered> {
+  const base = parseBase(url);
+  const candidates = candidateUrls(base);
+  const misses: string[] = [];
+  for (const candidate of candidates) {
+    const text = await get(candidate, options);
+    if (typeof text === 'number') {
+      misses.push(`${candidate} (HTTP ${text})`);
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new LiteError('INVALID_CARD', `${candidate} does not hold JSON, so it is no agent card`, { url: candidate });
+    }
+    return { card: readRemoteCard(json, candidate), baseUrl: base.pathname.endsWith('.json') ? base.origin : trimSlash(base.href) };
+  }
+  throw new LiteError('PEER_ERROR', `no agent card at ${misses.join(', ')}`, { url });
+}
+
+/**
+ * Caches `found` in `agents` and returns the entry. The id is the one the agent gives itself
+ * (an a2a-lite agent does), else one made from its name; an agent already cached from the same
+ * address keeps its id, and another agent's id is never taken over.
+ */
+export function cacheDiscovered(agents: AgentDirectory, found: Discovered, options: { tokenEnv?: string; now?: Date } = {}): { agent: KnownAgent; replaced: boolean } {
+  const source = `a2a:${found.baseUrl}`;
+  const sameAddress = agents.list().find((a) => a.cache.source === source);
+  let id = sameAddress?.card.agent.id;
+  if (id === undefined) {
+    const own = typeof found.card.lite?.id === 'string' && /^[\p{L}\p{N}][\p{L}\p{N}_.:-]{0,127}$/u.test(found.card.lite.id) ? found.card.lite.id : undefined;
+    id = own ?? idFromName(found.card.name);
+    const taken = agents.find(id);
+    if (taken !== undefined && taken.cache.source !== source) id = `${id}-${idFromName(new URL(found.baseUrl).host)}`;
+  }
+  const card = toLiteCard(found.card, { id, baseUrl: found.baseUrl });
+  const access: RemoteAccess = { cardUrl: found.card.cardUrl, interfaces: found.card.interfaces, streaming: found.card.streaming, security: found.card.security };
+  const extra: { a2a: RemoteAccess; tokenEnv?: string } = { a2a: access };
+  if (options.tokenEnv !== undefined) extra.tokenEnv = options.tokenEnv;
+  return agents.add(card, source, options.now, extra);
+}
+
+function parseBase(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new LiteError('USAGE', `${JSON.stringify(url)} is not a URL; give the agent's address, e.g. http://127.0.0.1:7331`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LiteError('USAGE', `an agent's URL starts with http:// or https://, not ${parsed.protocol}`);
+  if (parsed.username || parsed.password) throw new LiteError('USAGE', 'put no user name or password in the URL; pass --token-env NAME instead');
+  parsed.hash = '';
+  return parsed;
+}
+
+function candidateUrls(base: URL): string[] {
+  if (base.pathname.endsWith('.json')) return [base.href];
+  const below = trimSlash(`${base.origin}${base.pathname}`);
+  const roots = below === base.origin ? [base.origin] : [below, base.origin];
+  return roots.flatMap((root) => CARD_PATHS.map((path) => `${root}${path}`));
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** The body of a GET, or the status when it is not 200. */
+async function get(url: string, options: FetchCardOptions): Promise<string | number> {
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(options.timeoutMs ?? 15_000), redirect: 'follow' });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    throw new LiteError('PEER_UNREACHABLE', `could not reach ${url}: ${cause?.code ?? (error as Error).message}`, { url }, { cause: error });
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => undefined);
+    return response.status;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.length;
+      if (size > MAX_CARD_BYTES) throw new LiteError('INVALID_CARD', `the card at ${url} is over ${MAX_CARD_BYTES} bytes`, { url });
+      chunks.push(Buffer.from(chunk));
+    }
+  } catch (error) {
+    if (isLiteError(error)) throw error;
+    throw new LiteError('PEER_UNREACHABLE', `the card at ${url} broke off`, { url }, { cause: error });
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,109 @@
+// Who `a2a-lite send` talks to: a URL (its card is fetched and cached first) or a known agent's
+// id; the credential for it, read from the environment variable named on the command line or
+// in its cache entry; and, with only a skill, the known agent best placed to do it.
+
+import { LiteError } from '../errors.js';
+import type { AgentDirectory, KnownAgent } from '../store/agent-directory.js';
+import { cacheDiscovered, fetchAgentCard, type FetchCardOptions } from './discover.js';
+import type { RemoteAccess } from './remote-card.js';
+import { openTransport, type Credential, type Transport } from './transport.js';
+
+export interface Peer {
+  id: string;
+  agent: KnownAgent;
+  access: RemoteAccess;
+}
+
+/** True when `target` is a URL rather than an agent id. */
+export function isUrl(target: string): boolean {
+  return /^https?:\/\//i.test(target);
+}
+
+/**
+ * The peer `target` names. A URL is discovered (its card fetched and cached, so that the task
+ * is recorded under the agent's id); an id must be a cached agent found with `discover`.
+ */
+export async function resolvePeer(target: string, agents: AgentDirectory, options: FetchCardOptions & { tokenEnv?: string } = {}): Promise<Peer> {
+  if (isUrl(target)) {
+    const found = await fetchAgentCard(target, options);
+    const { agent } = cacheDiscovered(agents, found, options.tokenEnv === undefined ? {} : { tokenEnv: options.tokenEnv });
+    return peerOf(agent);
+  }
+  return peerOf(agents.get(target));
+}
+
+export function peerOf(agent: KnownAgent): Peer {
+  const access = agent.cache.a2a;
+  if (access === undefined) {
+    throw new LiteError(
+      'USAGE',
+      `"${agent.card.agent.id}" is known from ${agent.cache.source}, not from its A2A card, so there is no address to call; run: a2a-lite discover URL`,
+      { agent: agent.card.agent.id },
+    );
+  }
+  return { id: agent.card.agent.id, agent, access };
+}
+
+/**
+ * The credential for `peer`: the token in the variable `flag` names, else in the one its cache
+ * entry names. Only the name is ever stored; a named variable that is unset is an error, so a
+ * typo does not turn into an anonymous request.
+ */
+export function credentialFor(peer: Peer | undefined, env: NodeJS.ProcessEnv, flag?: string): Credential | undefined {
+  const name = flag ?? peer?.agent.cache.tokenEnv;
+  if (name === undefined) return undefined;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new LiteError('USAGE', `--token-env takes the name of an environment variable, not ${JSON.stringify(name.slice(0, 3) + '…')}`);
+  const token = env[name];
+  if (token === undefined || token === '') throw new LiteError('USAGE', `the environment variable ${name} (named by ${flag !== undefined ? '--token-env' : `the cache entry of ${peer?.id}`}) is not set`);
+  return { token };
+}
+
+/** The transport for the interface a2a-lite prefers among those the agent offers. */
+export function transportFor(peer: Peer, credential: Credential | undefined, timeoutMs?: number): Transport {
+  const target = peer.access.interfaces[0];
+  if (target === undefined) throw new LiteError('INVALID_CARD', `the cached card of ${peer.id} lists no interface; run a2a-lite discover again`);
+  const options: Parameters<typeof openTransport>[1] = { security: peer.access.security };
+  if (credential !== undefined) options.credential = credential;
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  return openTransport(target, options);
+}
+
+export interface Choice {
+  peer: Peer;
+  /** Why this one, in a sentence. */
+  why: string;
+}
+
+/**
+ * The known A2A agent to ask for `skill`: among those offering it (by skill id, tag or name),
+ * an exact skill id beats a tag or name, then the one that answered most recently, then the one
+ * discovered most recently, then the id. Agents known only from chat have no address and are
+ * left out.
+ */
+export function chooseBySkill(agents: AgentDirectory, skill: string): Choice {
+  const callable = agents.list({ skill }).filter((a) => a.cache.a2a !== undefined);
+  if (callable.length === 0) {
+    throw new LiteError('AGENT_NOT_FOUND', `no known A2A agent offers "${skill}"; find one with: a2a-lite discover URL`, { skill });
+  }
+  const wanted = skill.toLowerCase();
+  const exact = (a: KnownAgent): boolean => (a.card.skills ?? []).some((s) => s.id.toLowerCase() === wanted);
+  const ranked = [...callable].sort(
+    (a, b) =>
+      Number(exact(b)) - Number(exact(a)) ||
+      (b.cache.answeredAt ?? '').localeCompare(a.cache.answeredAt ?? '') ||
+      b.cache.updatedAt.localeCompare(a.cache.updatedAt) ||
+      a.card.agent.id.localeCompare(b.card.agent.id),
+  );
+  const best = ranked[0] as KnownAgent;
+  const reasons = [exact(best) ? `its skill "${skill}"` : `a skill tagged or named "${skill}"`];
+  if (best.cache.answeredAt) reasons.push(`it last answered at ${best.cache.answeredAt}`);
+  const others = ranked.length - 1;
+  const why = `chose ${best.card.agent.id} (${best.card.agent.name}) for "${skill}": ${reasons.join('; ')}${others > 0 ? `; ${others} other${others === 1 ? '' : 's'} also offer it: ${ranked.slice(1, 4).map((a) => a.card.agent.id).join(', ')}` : ''}`;
+  return { peer: peerOf(best), why };
+}
+
+/** Notes that `peer` answered now, for routing. */
+export function markAnswered(agents: AgentDirectory, peer: Peer, now = new Date()): void {
+  agents.add(peer.agent.card, peer.agent.cache.source, now, { answeredAt: now.toISOString() });
+}
+

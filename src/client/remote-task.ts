@@ -1,0 +1,236 @@
+// Following a task on a remote agent to its end: stream it when the agent streams, else send and
+// poll; when a stream breaks before the task has ended or asked for input, subscribe again (or
+// poll GetTask where the agent cannot) with backoff until it does or a deadline passes. Every
+// event goes to `onEvent` once, in order; what repeats after a resubscription is left out.
+
+import { LiteError, isLiteError } from '../errors.js';
+import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
+import type { Task, TaskEvent, TaskMessage } from '../runtime/task-model.js';
+import type { Transport } from './transport.js';
+
+export interface FollowOptions {
+  /** Stream the task (the agent's card says it can); otherwise send and poll. */
+  stream: boolean;
+  /** Told of each new event, with the task as the events so far describe it (none yet for a message). */
+  onEvent(event: TaskEvent, task: Task | undefined): void | Promise<void>;
+  /** Aborting stops following (the caller decides whether to cancel the task). */
+  signal?: AbortSignal;
+  /** When to give up waiting, in ms since the epoch. */
+  deadline: number;
+  /** First pause before resubscribing or polling again; it doubles up to `maxPauseMs`. */
+  pauseMs?: number;
+  maxPauseMs?: number;
+  /** Told when a stream broke and is being resumed (for a note on stderr). */
+  onResume?(how: 'subscribe' | 'poll', error: unknown): void;
+}
+
+/** How a send ended: the task as last seen (ended or waiting), or a message the agent answered with. */
+export type Outcome = { kind: 'task'; task: Task } | { kind: 'message'; message: TaskMessage };
+
+/** Ended, or waiting for the requester: nothing more will come until they act. */
+export function isSettled(state: TaskState): boolean {
+  return isTerminal(state) || isInterrupted(state);
+}
+
+/**
+ * Sends `message` and follows the task it makes until it ends or asks for input.
+ *
+ * @example
+ * const outcome = await sendAndFollow(transport, message, { stream: true, deadline: Date.now() + 600_000, onEvent: print });
+ */
+export async function sendAndFollow(transport: Transport, message: TaskMessage, options: FollowOptions): Promise<Outcome> {
+  const tracker = new Tracker(options);
+  if (options.stream) {
+    try {
+      for await (const event of transport.stream(message, options.signal)) {
+        if (event.kind === 'message' && tracker.task === undefined) return { kind: 'message', message: event.message };
+        await tracker.see(event);
+        if (tracker.settled) return tracker.outcome();
+      }
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      // Before the agent named a task there is nothing to resume: the send failed.
+      if (tracker.task === undefined || !resumable(error, options.signal)) throw error;
+      options.onResume?.('subscribe', error);
+    }
+    if (tracker.task === undefined) throw new LiteError('PEER_ERROR', 'the stream ended before the agent named a task');
+    return follow(transport, tracker, options);
+  }
+  const result = await transport.send(message, { returnImmediately: false, ...(options.signal ? { signal: options.signal } : {}) });
+  if (result.kind === 'message') return result;
+  await tracker.see({ kind: 'task', task: result.task });
+  if (tracker.settled) return tracker.outcome();
+  return follow(transport, tracker, options, 'poll');
+}
+
+/** Follows a task already known by id (after a break, or for `--reply`). */
+export async function followTask(transport: Transport, taskId: string, options: FollowOptions): Promise<Outcome> {
+  const tracker = new Tracker(options);
+  await tracker.see({ kind: 'task', task: await transport.getTask(taskId, options.signal) });
+  if (tracker.settled) return tracker.outcome();
+  return follow(transport, tracker, options, options.stream ? 'subscribe' : 'poll');
+}
+
+/** Resubscribes (or polls) with backoff until the task settles or the deadline passes. */
+async function follow(transport: Transport, tracker: Tracker, options: FollowOptions, start: 'subscribe' | 'poll' = 'subscribe'): Promise<Outcome> {
+  let how = start;
+  let pause = options.pauseMs ?? 250;
+  const maxPause = options.maxPauseMs ?? 5_000;
+  const id = (tracker.task as Task).id;
+  for (;;) {
+    if (Date.now() >= options.deadline) {
+      throw new LiteError('PEER_UNREACHABLE', `task ${id} had not ended by the deadline; it may still be running at the agent (a2a-lite tasks get ${id})`, { task: id });
+    }
+    if (options.signal?.aborted) throw options.signal.reason;
+    try {
+      if (how === 'subscribe') {
+        for await (const event of transport.subscribe(id, options.signal)) {
+          await tracker.see(event);
+          pause = options.pauseMs ?? 250;
+          if (tracker.settled) return tracker.outcome();
+        }
+      } else {
+        await tracker.see({ kind: 'task', task: await transport.getTask(id, options.signal) });
+        if (tracker.settled) return tracker.outcome();
+      }
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (how === 'subscribe' && cannotSubscribe(error)) {
+        how = 'poll';
+        options.onResume?.('poll', error);
+        continue;
+      }
+      if (!resumable(error, options.signal)) throw error;
+      options.onResume?.(how, error);
+    }
+    await sleep(Math.min(pause, Math.max(0, options.deadline - Date.now())), options.signal);
+    pause = Math.min(pause * 2, maxPause);
+  }
+}
+
+/** The task as the events so far describe it; passes on only what is new. */
+class Tracker {
+  task: Task | undefined;
+  private readonly seenStatus = new Set<string>();
+  private readonly seenArtifacts = new Set<string>();
+
+  constructor(private readonly options: FollowOptions) {}
+
+  get settled(): boolean {
+    return this.task !== undefined && isSettled(this.task.status.state);
+  }
+
+  outcome(): Outcome {
+    return { kind: 'task', task: this.task as Task };
+  }
+
+  async see(event: TaskEvent): Promise<void> {
+    switch (event.kind) {
+      case 'task': {
+        const task = event.task;
+        const known = this.task;
+        this.task = { ...task, artifacts: known ? mergeArtifacts(known.artifacts, task.artifacts) : task.artifacts };
+        // A snapshot after a resubscription repeats what was seen: pass on only what is new.
+        const fresh = task.artifacts.filter((a) => !this.seenArtifacts.has(artifactKey(a.artifactId, a.parts.length)));
+        const statusNew = !this.seenStatus.has(statusKey(task.status.state, task.status.message?.messageId, task.status.timestamp));
+        if (known === undefined) {
+          this.remember(task);
+          await this.options.onEvent(event, this.task);
+          return;
+        }
+        for (const artifact of fresh) {
+          this.seenArtifacts.add(artifactKey(artifact.artifactId, artifact.parts.length));
+          await this.options.onEvent({ kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true }, this.task);
+        }
+        if (statusNew) {
+          this.seenStatus.add(statusKey(task.status.state, task.status.message?.messageId, task.status.timestamp));
+          await this.options.onEvent({ kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status }, this.task);
+        }
+        return;
+      }
+      case 'status': {
+        const key = statusKey(event.status.state, event.status.message?.messageId, event.status.timestamp);
+        if (this.seenStatus.has(key)) return;
+        this.seenStatus.add(key);
+        this.task = this.task
+          ? { ...this.task, status: event.status }
+          : { id: event.taskId, contextId: event.contextId, status: event.status, history: [], artifacts: [] };
+        await this.options.onEvent(event, this.task);
+        return;
+      }
+      case 'artifact': {
+        const current = this.task ?? { id: event.taskId, contextId: event.contextId, status: { state: 'submitted' as TaskState, timestamp: '' }, history: [], artifacts: [] };
+        const artifacts = event.append ? appendTo(current.artifacts, event.artifact) : mergeArtifacts(current.artifacts, [event.artifact]);
+        this.task = { ...current, artifacts };
+        const merged = artifacts.find((a) => a.artifactId === event.artifact.artifactId);
+        this.seenArtifacts.add(artifactKey(event.artifact.artifactId, merged?.parts.length ?? event.artifact.parts.length));
+        await this.options.onEvent(event, this.task);
+        return;
+      }
+      case 'message':
+        await this.options.onEvent(event, this.task);
+        return;
+    }
+  }
+
+  private remember(task: Task): void {
+    this.seenStatus.add(statusKey(task.status.state, task.status.message?.messageId, task.status.timestamp));
+    for (const a of task.artifacts) this.seenArtifacts.add(artifactKey(a.artifactId, a.parts.length));
+  }
+}
+
+function statusKey(state: string, messageId: string | undefined, timestamp: string): string {
+  return `${state}\u0000${messageId ?? ''}\u0000${timestamp}`;
+}
+
+function artifactKey(id: string, parts: number): string {
+  return `${id}\u0000${parts}`;
+}
+
+/** Artifacts by id: a later one with the same id replaces the earlier. */
+function mergeArtifacts(known: Task['artifacts'], incoming: Task['artifacts']): Task['artifacts'] {
+  const out = [...known];
+  for (const artifact of incoming) {
+    const at = artifact.artifactId === '' ? -1 : out.findIndex((a) => a.artifactId === artifact.artifactId);
+    if (at === -1) out.push(artifact);
+    else out[at] = artifact;
+  }
+  return out;
+}
+
+function appendTo(known: Task['artifacts'], chunk: Task['artifacts'][number]): Task['artifacts'] {
+  const at = known.findIndex((a) => a.artifactId === chunk.artifactId);
+  if (at === -1) return [...known, chunk];
+  const out = [...known];
+  const base = out[at] as Task['artifacts'][number];
+  out[at] = { ...base, parts: [...base.parts, ...chunk.parts] };
+  return out;
+}
+
+/** A broken connection is worth resuming; the agent's own refusal or an abort is not. */
+function resumable(error: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted) return false;
+  return isLiteError(error, 'PEER_UNREACHABLE');
+}
+
+/** The agent does not do resubscription: poll instead. */
+function cannotSubscribe(error: unknown): boolean {
+  if (!isLiteError(error, 'PEER_ERROR')) return false;
+  const code = (error.details as { code?: unknown } | undefined)?.code;
+  return code === -32004 || code === -32601 || code === 404 || code === 405 || code === 501;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }
+    function stop(): void {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}
