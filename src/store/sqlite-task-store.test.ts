@@ -2,12 +2,13 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { makeConfig, pushStoreContract } from '../../test/contracts/push-store.js';
 import { makeTask, taskStoreContract } from '../../test/contracts/task-store.js';
+import { withStores } from '../../test/contracts/with-stores.js';
 import { tempHome } from '../../test/fixtures/home.js';
 import type { Task } from '../runtime/task-model.js';
-import { openSqliteTaskStore, type SqliteTaskStore } from './sqlite-task-store.js';
+import { openSqliteTaskStore } from './sqlite-task-store.js';
 import { MemoryTaskStore, type TaskQuery } from './task-store.js';
 
 taskStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
@@ -15,15 +16,7 @@ pushStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sq
 
 const at = (time: string) => () => new Date(`2026-11-22T${time}Z`);
 
-const opened: SqliteTaskStore[] = [];
-async function open(path: string, now?: () => Date): Promise<SqliteTaskStore> {
-  const store = await openSqliteTaskStore(path, now ? { now } : {});
-  opened.push(store);
-  return store;
-}
-afterEach(async () => {
-  while (opened.length > 0) await opened.pop()?.close();
-});
+const stores = withStores((path: string, now?: () => Date) => openSqliteTaskStore(path, now ? { now } : {}));
 
 describe('SqliteTaskStore on disk', () => {
   it('keeps history, artifacts and metadata across close and reopen', async () => {
@@ -44,32 +37,33 @@ describe('SqliteTaskStore on disk', () => {
       ],
       metadata: { requester: 'alice', tags: ['x', 'y'], nested: { ok: true, none: null } },
     });
-    await (await open(path)).save(task);
-    await opened.pop()?.close();
+    const writer = await stores.open(path);
+    await writer.save(task);
+    await stores.close(writer);
 
-    const reopened = await open(path);
+    const reopened = await stores.open(path);
     expect(await reopened.get('t-1')).toEqual(task);
     expect((await reopened.list()).tasks).toEqual([task]);
   });
 
   it('fails what was running before a restart, for good, and leaves ended tasks alone', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
-    const before = await open(path, at('08:00:00.000'));
+    const before = await stores.open(path, at('08:00:00.000'));
     for (const state of ['working', 'submitted', 'input-required', 'completed', 'cancelled'] as const) {
       await before.save(makeTask({ id: state, state }));
     }
-    await opened.pop()?.close();
+    await stores.close(before);
 
-    const after = await open(path, at('09:30:00.000'));
+    const after = await stores.open(path, at('09:30:00.000'));
     const recovered = await after.recoverInterrupted('the agent restarted');
     expect(recovered.map((t) => [t.id, t.status.state, t.status.timestamp])).toEqual([
       ['input-required', 'failed', '2026-11-22T09:30:00.000Z'],
       ['submitted', 'failed', '2026-11-22T09:30:00.000Z'],
       ['working', 'failed', '2026-11-22T09:30:00.000Z'],
     ]);
-    await opened.pop()?.close();
+    await stores.close(after);
 
-    const third = await open(path);
+    const third = await stores.open(path);
     const working = await third.get('working');
     expect(working?.status.message?.parts).toEqual([{ kind: 'text', text: 'the agent restarted' }]);
     expect(working?.history.at(-1)).toEqual(working?.status.message);
@@ -80,12 +74,12 @@ describe('SqliteTaskStore on disk', () => {
 
   it('leaves a sound WAL database at the current schema version', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
-    const store = await open(path);
+    const store = await stores.open(path);
     for (let i = 0; i < 200; i += 1) {
       await store.save(makeTask({ id: `t-${i}`, contextId: `c-${i % 7}`, at: `2026-11-21T08:${String(i % 60).padStart(2, '0')}:00.000Z` }));
     }
     await store.recoverInterrupted('restart');
-    await opened.pop()?.close();
+    await stores.close(store);
 
     const db = new Database(path, { readonly: true });
     try {
@@ -100,8 +94,8 @@ describe('SqliteTaskStore on disk', () => {
 
   it('lets a second connection read what the first wrote', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
-    const serving = await open(path);
-    const reading = await open(path);
+    const serving = await stores.open(path);
+    const reading = await stores.open(path);
     await serving.save(makeTask());
     expect(await reading.get('t-1')).toEqual(makeTask());
   });
@@ -118,17 +112,18 @@ describe('SqliteTaskStore on disk', () => {
       artifacts: [{ artifactId: 'a\u0000b', parts: [{ kind: 'data', data: [weird, { [weird]: weird }] }] }],
       metadata: { deep, [weird]: weird },
     });
-    await (await open(path)).save(task);
-    await opened.pop()?.close();
+    const writer = await stores.open(path);
+    await writer.save(task);
+    await stores.close(writer);
 
-    const store = await open(path);
+    const store = await stores.open(path);
     expect(await store.get(task.id)).toEqual(task);
     expect((await store.list({ contextId: task.contextId })).tasks).toEqual([task]);
     expect(await store.get('id NUL')).toBeUndefined();
   });
 
   it('keeps ids apart that only differ in a lone surrogate or after a NUL', async () => {
-    const store = await open(join(tempHome('sqlite'), 'tasks.db'));
+    const store = await stores.open(join(tempHome('sqlite'), 'tasks.db'));
     const ids = ['\ud800', '\ud801', '\ufffd', 'a\u0000b', 'a\u0000c', 'a'];
     for (const id of ids) await store.save(makeTask({ id }));
     for (const id of ids) expect((await store.get(id))?.id).toBe(id);
@@ -173,7 +168,7 @@ describe('SqliteTaskStore on disk', () => {
 
   it('keeps push configs and the outbox across close and reopen', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
-    const before = await open(path);
+    const before = await stores.open(path);
     const config = makeConfig({ token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'secret' }, version: '0.3' });
     await before.savePushConfig(config);
     const [first, second] = await before.addDeliveries([
@@ -181,9 +176,9 @@ describe('SqliteTaskStore on disk', () => {
       { taskId: 't-1', configId: 'cfg-1', body: '{"n":2}' },
     ]);
     await before.recordAttempt(first?.seq as number, 3);
-    await opened.pop()?.close();
+    await stores.close(before);
 
-    const after = await open(path);
+    const after = await stores.open(path);
     expect(await after.listPushConfigs('t-1')).toEqual([config]);
     expect(await after.pendingDeliveries()).toEqual([
       { ...first, attempts: 3 },
@@ -202,7 +197,7 @@ describe('SqliteTaskStore on disk', () => {
     db.pragma('user_version = 1');
     db.close();
 
-    const store = await open(path);
+    const store = await stores.open(path);
     expect(await store.get('t-1')).toEqual(task);
     await store.savePushConfig(makeConfig());
     expect(await store.listPushConfigs('t-1')).toHaveLength(1);

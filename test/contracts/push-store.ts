@@ -1,7 +1,8 @@
 // The PushStore contract: every store that keeps push configs and the outbox must pass these.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PushConfig } from '../../src/a2a/push-config.js';
 import type { PushStore } from '../../src/store/push-store.js';
+import { withStores } from './with-stores.js';
 
 type Store = PushStore & { close(): Promise<void> };
 
@@ -11,18 +12,10 @@ export function makeConfig(overrides: Partial<PushConfig> = {}): PushConfig {
 
 export function pushStoreContract(name: string, open: () => Promise<Store> | Store): void {
   describe(`${name} (PushStore contract)`, () => {
-    const opened: Store[] = [];
-    const store = async () => {
-      const s = await open();
-      opened.push(s);
-      return s;
-    };
-    afterEach(async () => {
-      while (opened.length > 0) await opened.pop()?.close();
-    });
+    const stores = withStores(open);
 
     it('keeps configs per task, as copies, and replaces one saved again in its place', async () => {
-      const s = await store();
+      const s = await stores.open();
       const first = makeConfig({ token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } });
       await s.savePushConfig(first);
       await s.savePushConfig(makeConfig({ id: 'cfg-2', version: '0.3' }));
@@ -42,7 +35,7 @@ export function pushStoreContract(name: string, open: () => Promise<Store> | Sto
     });
 
     it('keeps ids that look alike apart', async () => {
-      const s = await store();
+      const s = await stores.open();
       await s.savePushConfig(makeConfig({ taskId: 'a', id: 'b:c' }));
       await s.savePushConfig(makeConfig({ taskId: 'a:b', id: 'c' }));
       await s.savePushConfig(makeConfig({ taskId: '任务\u0000', id: '\ud800' }));
@@ -52,7 +45,7 @@ export function pushStoreContract(name: string, open: () => Promise<Store> | Sto
     });
 
     it('appends deliveries in order and hands them back until removed', async () => {
-      const s = await store();
+      const s = await stores.open();
       const added = await s.addDeliveries([
         { taskId: 't-1', configId: 'cfg-1', body: '{"n":1}' },
         { taskId: 't-1', configId: 'cfg-2', body: '{"n":2}' },
@@ -76,7 +69,7 @@ export function pushStoreContract(name: string, open: () => Promise<Store> | Sto
     });
 
     it('deletes a config with its pending deliveries, and says whether there was one', async () => {
-      const s = await store();
+      const s = await stores.open();
       await s.savePushConfig(makeConfig());
       await s.savePushConfig(makeConfig({ id: 'cfg-2' }));
       await s.addDeliveries([

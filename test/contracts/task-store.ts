@@ -1,8 +1,9 @@
 // The TaskStore contract: every store (memory, SQLite) must pass these tests.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/runtime/task-model.js';
 import { newestFirst, type TaskStore } from '../../src/store/task-store.js';
+import { withStores } from './with-stores.js';
 
 export function makeTask(overrides: Partial<Task> & { state?: Task['status']['state']; at?: string } = {}): Task {
   const { state = 'working', at = '2026-11-21T08:00:00.000Z', ...rest } = overrides;
@@ -18,18 +19,10 @@ export function makeTask(overrides: Partial<Task> & { state?: Task['status']['st
 
 export function taskStoreContract(name: string, open: () => Promise<TaskStore> | TaskStore): void {
   describe(`${name} (TaskStore contract)`, () => {
-    const opened: TaskStore[] = [];
-    const store = async () => {
-      const s = await open();
-      opened.push(s);
-      return s;
-    };
-    afterEach(async () => {
-      while (opened.length > 0) await opened.pop()?.close();
-    });
+    const stores = withStores(open);
 
     it('gives back what was saved, as a copy', async () => {
-      const s = await store();
+      const s = await stores.open();
       const task = makeTask({ artifacts: [{ artifactId: 'a', parts: [{ kind: 'file', name: 'r.md', bytes: 'aGk=' }] }] });
       await s.save(task);
       const back = await s.get('t-1');
@@ -40,7 +33,7 @@ export function taskStoreContract(name: string, open: () => Promise<TaskStore> |
     });
 
     it('replaces a task saved again', async () => {
-      const s = await store();
+      const s = await stores.open();
       await s.save(makeTask());
       await s.save(makeTask({ state: 'completed', at: '2026-11-21T09:00:00.000Z' }));
       expect((await s.get('t-1'))?.status.state).toBe('completed');
@@ -48,7 +41,7 @@ export function taskStoreContract(name: string, open: () => Promise<TaskStore> |
     });
 
     it('lists newest first and filters by context, state and time', async () => {
-      const s = await store();
+      const s = await stores.open();
       await s.save(makeTask({ id: 'a', contextId: 'x', state: 'completed', at: '2026-11-21T08:00:00.000Z' }));
       await s.save(makeTask({ id: 'b', contextId: 'y', state: 'working', at: '2026-11-21T09:00:00.000Z' }));
       await s.save(makeTask({ id: 'c', contextId: 'x', state: 'working', at: '2026-11-21T10:00:00.000Z' }));
@@ -91,7 +84,7 @@ export function taskStoreContract(name: string, open: () => Promise<TaskStore> |
     });
 
     it('fails every unfinished task on recovery, with the reason, and leaves ended ones alone', async () => {
-      const s = await store();
+      const s = await stores.open();
       const states = ['submitted', 'accepted', 'working', 'input-required', 'auth-required', 'completed', 'failed', 'cancelled', 'rejected'] as const;
       for (const state of states) await s.save(makeTask({ id: state, state }));
       const reason = 'the agent restarted while this task was running';
@@ -119,11 +112,11 @@ export function taskStoreContract(name: string, open: () => Promise<TaskStore> |
     });
 
     it.each([[0.5], [-1], [101]])('refuses pageSize %s', async (pageSize) => {
-      await expect((await store()).list({ pageSize })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+      await expect((await stores.open()).list({ pageSize })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     });
 
     it('refuses a page token it did not hand out', async () => {
-      await expect((await store()).list({ pageToken: 'not-a-cursor' })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+      await expect((await stores.open()).list({ pageToken: 'not-a-cursor' })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     });
   });
 }
