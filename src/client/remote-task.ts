@@ -39,7 +39,9 @@ export function isSettled(state: TaskState): boolean {
  * const outcome = await sendAndFollow(transport, message, { stream: true, deadline: Date.now() + 600_000, onEvent: print });
  */
 export async function sendAndFollow(transport: Transport, message: TaskMessage, options: FollowOptions): Promise<Outcome> {
-  const tracker = new Tracker(options);
+  // A reply to a task that waits for input: the stream may open with the task as it was,
+  // still waiting; that is no answer yet.
+  const tracker = new Tracker(options, message.taskId !== undefined);
   if (options.stream) {
     try {
       for await (const event of transport.stream(message, options.signal)) {
@@ -113,11 +115,16 @@ class Tracker {
   task: Task | undefined;
   private readonly seenStatus = new Set<string>();
   private readonly seenArtifacts = new Set<string>();
+  /** The task as first seen is the state before our message: it settles nothing. */
+  private stale = false;
 
-  constructor(private readonly options: FollowOptions) {}
+  constructor(
+    private readonly options: FollowOptions,
+    private readonly replying = false,
+  ) {}
 
   get settled(): boolean {
-    return this.task !== undefined && isSettled(this.task.status.state);
+    return this.task !== undefined && !this.stale && isSettled(this.task.status.state);
   }
 
   outcome(): Outcome {
@@ -125,6 +132,8 @@ class Tracker {
   }
 
   async see(event: TaskEvent): Promise<void> {
+    if (event.kind === 'task') this.stale = this.replying && this.task === undefined && isInterrupted(event.task.status.state);
+    else if (event.kind === 'status') this.stale = false;
     switch (event.kind) {
       case 'task': {
         const task = event.task;
