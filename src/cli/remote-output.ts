@@ -40,24 +40,26 @@ export class RemoteOutput {
     private readonly json: boolean,
   ) {}
 
-  /** Shows one event; `task` is the task as the events so far describe it. */
+  /**
+   * Shows one event (`task` is the task as the events so far describe it) and records it in the
+   * ledger as the A2A-Lite message it amounts to, whether shown as text or as JSON.
+   */
   show(event: TaskEvent, task: Task | undefined): void {
-    if (this.json) {
-      this.jsonLine(event);
-      if (task !== undefined && isTerminal(task.status.state) && (event.kind === 'status' || event.kind === 'task')) this.saveFiles(task);
-      return;
-    }
+    if (this.json) this.jsonLine(event);
     if (task === undefined) {
-      if (event.kind === 'message') this.print({ type: 'plain', params: {}, body: messageText(event), attachments: [] });
+      if (event.kind === 'message' && !this.json) this.print({ type: 'plain', params: {}, body: messageText(event), attachments: [] });
       return;
     }
     if (event.kind === 'artifact') return; // shown with the result
+    let message: Message;
     if ((event.kind === 'status' || event.kind === 'task') && isTerminal(task.status.state)) {
       this.saveFiles(task);
-      this.print(resultMessage(task, this.files), true);
-      return;
+      message = resultMessage(task, this.files);
+    } else {
+      message = statusMessage(task, event);
     }
-    this.print(statusMessage(task, event), true);
+    if (!this.json) this.print(message);
+    this.record(message);
   }
 
   /** Prints the final JSON line of a `--json` run. */
@@ -78,11 +80,10 @@ export class RemoteOutput {
     return OUTCOME_EXIT[state];
   }
 
-  private print(message: Message, record = false): void {
+  private print(message: Message): void {
     if (this.printed > 0) printLine(this.context);
     this.printed += 1;
     printLine(this.context, format(message));
-    if (record) this.record(message);
   }
 
   /** Records a message from the agent in the ledger; a refusal is noted, never fatal. */

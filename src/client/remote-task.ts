@@ -38,10 +38,19 @@ export function isSettled(state: TaskState): boolean {
  * @example
  * const outcome = await sendAndFollow(transport, message, { stream: true, deadline: Date.now() + 600_000, onEvent: print });
  */
-export async function sendAndFollow(transport: Transport, message: TaskMessage, options: FollowOptions): Promise<Outcome> {
+export async function sendAndFollow(transport: Transport, message: TaskMessage, given: FollowOptions): Promise<Outcome> {
   // A reply to a task that waits for input: the stream may open with the task as it was,
   // still waiting; that is no answer yet.
-  const tracker = new Tracker(options, message.taskId !== undefined);
+  const tracker = new Tracker(given, message.taskId !== undefined);
+  const { options, done } = withDeadline(given, tracker);
+  try {
+    return await send(transport, message, options, tracker);
+  } finally {
+    done();
+  }
+}
+
+async function send(transport: Transport, message: TaskMessage, options: FollowOptions, tracker: Tracker): Promise<Outcome> {
   if (options.stream) {
     try {
       for await (const event of transport.stream(message, options.signal)) {
@@ -66,11 +75,37 @@ export async function sendAndFollow(transport: Transport, message: TaskMessage, 
 }
 
 /** Follows a task already known by id (after a break, or for `--reply`). */
-export async function followTask(transport: Transport, taskId: string, options: FollowOptions): Promise<Outcome> {
-  const tracker = new Tracker(options);
-  await tracker.see({ kind: 'task', task: await transport.getTask(taskId, options.signal) });
-  if (tracker.settled) return tracker.outcome();
-  return follow(transport, tracker, options, options.stream ? 'subscribe' : 'poll');
+export async function followTask(transport: Transport, taskId: string, given: FollowOptions): Promise<Outcome> {
+  const tracker = new Tracker(given);
+  const { options, done } = withDeadline(given, tracker);
+  try {
+    await tracker.see({ kind: 'task', task: await transport.getTask(taskId, options.signal) });
+    if (tracker.settled) return tracker.outcome();
+    return await follow(transport, tracker, options, options.stream ? 'subscribe' : 'poll');
+  } finally {
+    done();
+  }
+}
+
+/**
+ * The options with a signal that also fires at the deadline, with PEER_UNREACHABLE naming the
+ * task as its reason: a stream that goes on past it is given up like a broken one.
+ */
+function withDeadline(options: FollowOptions, tracker: Tracker): { options: FollowOptions; done(): void } {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    const id = tracker.task?.id;
+    deadline.abort(
+      new LiteError(
+        'PEER_UNREACHABLE',
+        id === undefined ? 'the agent named no task before the deadline' : `task ${id} had not ended by the deadline; it may still be running at the agent (a2a-lite tasks get ${id})`,
+        id === undefined ? undefined : { task: id },
+      ),
+    );
+  }, Math.max(0, options.deadline - Date.now()));
+  timer.unref();
+  const signal = options.signal === undefined ? deadline.signal : AbortSignal.any([options.signal, deadline.signal]);
+  return { options: { ...options, signal }, done: () => clearTimeout(timer) };
 }
 
 /** Resubscribes (or polls) with backoff until the task settles or the deadline passes. */
@@ -80,10 +115,10 @@ async function follow(transport: Transport, tracker: Tracker, options: FollowOpt
   const maxPause = options.maxPauseMs ?? 5_000;
   const id = (tracker.task as Task).id;
   for (;;) {
+    if (options.signal?.aborted) throw options.signal.reason;
     if (Date.now() >= options.deadline) {
       throw new LiteError('PEER_UNREACHABLE', `task ${id} had not ended by the deadline; it may still be running at the agent (a2a-lite tasks get ${id})`, { task: id });
     }
-    if (options.signal?.aborted) throw options.signal.reason;
     try {
       if (how === 'subscribe') {
         for await (const event of transport.subscribe(id, options.signal)) {

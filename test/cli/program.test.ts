@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';
@@ -64,9 +64,9 @@ describe('the home directory rule', () => {
   });
 });
 
-describe('a2a-lite demo', () => {
+describe('a2a-lite demo --chat', () => {
   it('plays the protocol example through both ledgers', () => {
-    const { code, stdout, stderr } = cli(['demo']);
+    const { code, stdout, stderr } = cli(['demo', '--chat']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const order = [
@@ -92,9 +92,9 @@ describe('a2a-lite demo', () => {
   });
 });
 
-describe('a2a-lite demo --json', () => {
+describe('a2a-lite demo --chat --json', () => {
   it('prints the exchange and both final records', () => {
-    const { code, stdout } = cli(['demo', '--json']);
+    const { code, stdout } = cli(['demo', '--chat', '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
     expect(report.transcript.map((m: { from: string; text: string }) => `${m.from}:${m.text.split(/[\s\]]/)[0]}`)).toEqual([
@@ -114,5 +114,58 @@ describe('global options', () => {
     const home = tempHome();
     expect(cli(['--home', home, 'card', 'init', '--id', 'a', '--name', 'A'])).toMatchObject({ code: 0 });
     expect(JSON.parse(cli(['--json', `--home=${home}`, 'card', 'show']).stdout).agent.id).toBe('a');
+  });
+});
+
+describe('a2a-lite demo (over HTTP)', () => {
+  it('serves both agents, and the research and e-mail tasks complete with the report as a file', () => {
+    const { code, stdout, stderr } = cli(['demo', '--keep']);
+    expect(code, stderr).toBe(0);
+    const order = [
+      '[A2A:card id=jiajia]',
+      '可达通道：a2a:http://127.0.0.1:',
+      '[A2A:task id=… skill=research]',
+      'state=accepted]',
+      'state=working progress=20]',
+      '找到了 mexico',
+      'Mexico 回复：邮件已发给鲁伊科斯塔',
+      'state=completed]\n调研报告已完成（见附件），并已请 Mexico 发给鲁伊科斯塔。\n[附件: report.md]',
+      '佳佳 → Mexico:\n[A2A:task id=',
+      'skill=email',
+      '[附件: report.md]',
+      'Mexico → 佳佳:\n[A2A:result task=',
+      '附件：report.md（',
+      'your ledger:',
+      'completed',
+      'downloaded:',
+    ];
+    let at = 0;
+    for (const text of order) {
+      const found = stdout.indexOf(text, at);
+      expect(found, `"${text}" after position ${at}`).toBeGreaterThanOrEqual(0);
+      at = found;
+    }
+    const homes = /The homes are kept in (\S+)/.exec(stdout)?.[1] as string;
+    const saved = /downloaded: +(\S+report\.md)/.exec(stdout)?.[1] as string;
+    expect(saved.startsWith(join(homes, 'you', 'downloads'))).toBe(true);
+    expect(readFileSync(saved, 'utf8')).toContain('# 调研报告：AI 代理如何协作');
+    // Each agent served from a SQLite home of its own, and Mexico received the attachment.
+    expect(existsSync(join(homes, 'jiajia', 'a2a-lite.db'))).toBe(true);
+    expect(existsSync(join(homes, 'mexico', 'a2a-lite.db'))).toBe(true);
+    const mexicoWork = join(homes, 'mexico', 'work');
+    const folders = readdirSync(mexicoWork);
+    expect(folders).toHaveLength(1);
+    expect(readFileSync(join(mexicoWork, folders[0] as string, 'report.md'), 'utf8')).toBe(readFileSync(saved, 'utf8'));
+    rmSync(homes, { recursive: true, force: true });
+  });
+
+  it('prints one JSON report with --json: both task records and the file', () => {
+    const { code, stdout } = cli(['demo', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.research).toMatchObject({ peer: 'jiajia', role: 'requester', state: 'completed', result: { attachments: ['report.md'] } });
+    expect(report.email).toMatchObject({ peer: 'mexico', role: 'requester', state: 'completed', skill: 'email' });
+    expect(report.files).toHaveLength(1);
+    expect(Object.keys(report.agents).sort()).toEqual(['jiajia', 'mexico']);
   });
 });

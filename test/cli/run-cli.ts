@@ -49,7 +49,7 @@ export function shell(script: string, options: CliOptions = {}): CliResult {
 /** Starts `a2a-lite ARGS` without waiting, for tests that run many at once. */
 export function cliAsync(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: environment(options), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: environment(options), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

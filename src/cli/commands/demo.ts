@@ -25,24 +25,31 @@ import { printJson, printLine } from '../output.js';
 import type { TaskRecord } from '../../store/task-record.js';
 
 export const command: Command = {
-  usage: 'a2a-lite demo [--keep]',
-  help: `Plays the protocol's complete example: 佳佳 (Clawdbot) discovers Mexico (OpenClaw), caches
-its card, sends it an e-mail task with an attachment, and Mexico accepts and completes it.
-Each agent has its own home (card, known-agents/, task ledger) in a temporary folder.
+  usage: 'a2a-lite demo [--chat] [--keep] [--json]',
+  help: `Plays the protocol's complete example. By default over real HTTP: 佳佳 (Clawdbot, research)
+and Mexico (OpenClaw, email) each run \`a2a-lite serve\` on a loopback port with a small
+deterministic program and a SQLite home of their own. You ask 佳佳 for a research report;
+佳佳's program writes it, discovers Mexico and has it e-mail the report (with a2a-lite
+discover and send); the report comes back to you as a file. Every event prints as A2A-Lite.
+
+With --chat, the same example as chat text instead: 佳佳 discovers Mexico, caches its card,
+sends it an e-mail task with an attachment, and Mexico accepts and completes it; each message
+is written with format and read back with parse, and recorded in both ledgers.
 
 options:
-  --keep   keep the two homes afterwards and print where they are
-  --json   print the exchange and both final task records as JSON
+  --chat   the chat-text version (no servers)
+  --keep   keep the homes afterwards and print where they are
+  --json   print the exchange and the final task records as JSON
 
 example:
   a2a-lite demo --keep`,
-  run(args, context) {
-    const { values, positionals } = parseOptions('demo', args, { keep: { type: 'boolean' } });
+  async run(args, context) {
+    const { values, positionals } = parseOptions('demo', args, { keep: { type: 'boolean' }, chat: { type: 'boolean' } });
     atMost('demo', positionals, 0);
     const root = mkdtempSync(join(tmpdir(), 'a2a-lite-demo-'));
     try {
       const json = values.json === true;
-      const report = play(root, context, json);
+      const report = values.chat ? play(root, context, json) : await (await import('./demo-http.js')).playOverHttp(root, context, json);
       if (json) printJson(context, values.keep ? { ...report, homes: root } : report);
       else if (values.keep) printLine(context, `\nThe homes are kept in ${root}`);
       return 0;
