@@ -83,7 +83,7 @@ describe('SKILL.md body', () => {
   const subcommands: Record<string, readonly string[]> = {
     card: ['init', 'validate', 'show'],
     agents: ['add', 'list', 'show', 'remove'],
-    tasks: ['new', 'record', 'list', 'show'],
+    tasks: ['new', 'record', 'list', 'show', 'get', 'cancel'],
   };
 
   it('shows plenty of commands', () => {
@@ -92,7 +92,7 @@ describe('SKILL.md body', () => {
 
   it('starts every a2a-lite command line, in code blocks and inline code, with a real command', () => {
     for (const { line, command, sub } of commands) {
-      expect(['parse', 'format', 'validate', 'card', 'agents', 'tasks', 'demo'], line).toContain(command);
+      expect(['parse', 'format', 'validate', 'card', 'agents', 'tasks', 'discover', 'send', 'demo'], line).toContain(command);
       const subs = subcommands[command as string];
       if (subs !== undefined) expect(subs, line).toContain(sub);
     }
