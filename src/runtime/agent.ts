@@ -1,66 +1,25 @@
 // The agent runtime: one handler API (`onTask(task, ctx)`) driven by A2A requests or A2A-Lite
-// text. It owns the live tasks: their state (checked by the core state machine), their
-// subscribers, cancellation, the concurrency limit, and saving every change to the store.
+// text. It owns the live tasks: their state (checked by the core state machine), cancellation,
+// the concurrency limit and the observers; live-task.ts keeps each task's saves and followers.
 //
 //   send/stream ──► new task (submitted) ──► onTask(task, ctx) ──► ctx.status / ask / complete …
 //                        │                                              │
-//                        └─ events ──► subscribers (streams, waiters) ◄─┘──► store.save
+//                        └─ events ──► LiveTask (live-task.ts) ◄────────┘
+//                                 │      store.save, then subscribers (streams, waiters)
 //                                 └──► observers (the push sender), told of every task
 
 import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
-import { isInterrupted, isTerminal, transition, type TaskState, type WireState } from '../protocol/states.js';
+import { isTerminal, transition, type WireState } from '../protocol/states.js';
 import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
-import { EventQueue } from './event-queue.js';
 import { uuidv7 } from './ids.js';
-import { LazyAbort } from './lazy-abort.js';
 import { receiveLite, type LiteReceiveOptions } from './lite-driver.js';
-import { cloneTask, textOf, type Artifact, type Part, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
+import { LiveTask, endOfTurn, isPaused, type SaveContext } from './live-task.js';
+import { agentMessage, incomingTask, taskContext, type IncomingTask, type TaskActions, type TaskContext } from './task-context.js';
+import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
 
-/** What a handler receives about a new task. */
-export interface IncomingTask {
-  id: string;
-  contextId: string;
-  /** The skill asked for (`skill` in the message metadata, or the lite `skill=` param). */
-  skill?: string;
-  /** The text of the request. */
-  text: string;
-  /** Files sent with the request. */
-  files: Extract<Part, { kind: 'file' }>[];
-  message: TaskMessage;
-  /** Who asked, when known (a lite peer id). */
-  from?: string;
-}
-
-/** A file in a result: inline bytes, or a URL the peer can fetch. */
-export interface ResultFile {
-  name: string;
-  mediaType?: string;
-  bytes?: Uint8Array;
-  url?: string;
-}
-
-export interface TaskContext {
-  readonly taskId: string;
-  readonly contextId: string;
-  /** Fires when the task is cancelled; stop work and return. */
-  readonly signal: AbortSignal;
-  /** Reports a non-final state, with the agent's words, a 0–100 progress and an eta. */
-  status(state: Exclude<WireState, 'completed' | 'failed' | 'cancelled' | 'rejected'>, options?: StatusOptions): Promise<void>;
-  /** Asks the requester a question (input-required) and resolves with their reply. */
-  ask(question: string): Promise<TaskMessage>;
-  /** Ends the task as completed, with its result as an artifact. */
-  complete(result?: { text?: string; files?: ResultFile[]; data?: unknown; name?: string }): Promise<void>;
-  fail(reason: string): Promise<void>;
-  reject(reason: string): Promise<void>;
-}
-
-export interface StatusOptions {
-  message?: string;
-  progress?: number;
-  eta?: string;
-}
+export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
 
 export interface AgentOptions {
   card: LiteCard;
@@ -75,8 +34,6 @@ export interface AgentOptions {
 
 /** Messages nest no deeper than this; deeper input is refused before anything copies it. */
 const MAX_MESSAGE_DEPTH = 64;
-/** A failed save is tried again after this long, with the newest state. */
-const SAVE_RETRY_MS = 1000;
 
 export interface SendOptions {
   /** Return as soon as the task exists instead of waiting for it to end or ask for input. */
@@ -98,29 +55,6 @@ export interface SendOptions {
  */
 export type TaskObserver = (event: TaskEvent, task: Task) => void | Promise<void>;
 
-type Listener = (event: TaskEvent) => void;
-
-interface LiveTask {
-  task: Task;
-  listeners: Set<Listener>;
-  /**
-   * Events not yet saved, with the listeners there were when each happened. Listeners hear of an
-   * event only once the state it tells of is saved: what a client has been told survives a crash.
-   */
-  held: { event: TaskEvent; to: Listener[] }[];
-  /** Blocking sends waiting for the task to end or ask for input. */
-  waiters: (() => void)[];
-  abort: LazyAbort;
-  /** Set while the handler waits in `ask` for the requester's reply. */
-  reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
-  /** Resolves when the newest state is saved. Saves run one at a time and coalesce. */
-  saving: Promise<void>;
-  /** The task changed since the save in flight began. */
-  dirty: boolean;
-  /** The last save failed; cleared by the next one that succeeds. */
-  saveError?: unknown;
-}
-
 export class Agent {
   readonly card: LiteCard;
   readonly store: TaskStore;
@@ -129,6 +63,10 @@ export class Agent {
   private readonly observers = new Set<TaskObserver>();
   private readonly now: () => Date;
   private readonly newId: () => string;
+  /** Shared by every live task: saves at the end of a turn, reported through `onError`. */
+  private readonly saves: SaveContext;
+  /** How a handler's context changes its task. */
+  private readonly actions: TaskActions;
 
   constructor(options: AgentOptions) {
     this.options = options;
@@ -136,6 +74,12 @@ export class Agent {
     this.store = options.store ?? new MemoryTaskStore();
     this.now = options.now ?? (() => new Date());
     this.newId = options.newId ?? uuidv7;
+    this.saves = { store: this.store, endOfTurn: endOfTurn(), reportError: (error, what) => this.reportError(error, what) };
+    this.actions = {
+      newId: () => this.newId(),
+      setStatus: (live, state, message) => this.setStatus(live, state, message),
+      addArtifact: (live, artifact) => this.addArtifact(live, artifact),
+    };
   }
 
   /** Handles a requester's message: a new task, or the reply to a task that asked for input. */
@@ -143,7 +87,7 @@ export class Agent {
     const blocking = !options.returnImmediately;
     const live = await this.accept(message, options, blocking);
     if (blocking) {
-      if (!isPaused(live.task.status.state)) await this.untilPaused(live);
+      if (!isPaused(live.task.status.state)) await live.untilPaused();
       // What the requester is told has happened must survive a crash.
       await live.saving;
       if (live.saveError !== undefined) {
@@ -157,7 +101,7 @@ export class Agent {
 
   /** Like `send`, but yields the task and then every event until it ends or asks for input. */
   async stream(message: TaskMessage, options: SendOptions = {}): Promise<AsyncIterable<TaskEvent>> {
-    return this.follow(await this.accept(message, options));
+    return (await this.accept(message, options)).follow();
   }
 
   async getTask(id: string): Promise<Task> {
@@ -189,8 +133,7 @@ export class Agent {
       return ended;
     }
     this.setStatus(live, 'cancelled', agentMessage(live.task, 'Cancelled at the requester’s request.', this.newId()));
-    live.abort.abort(new LiteError('TASK_TERMINAL', `task "${id}" was cancelled`));
-    live.reply?.reject(live.abort.signal.reason);
+    live.stop(new LiteError('TASK_TERMINAL', `task "${id}" was cancelled`));
     await live.saving;
     return cloneTask(live.task);
   }
@@ -198,7 +141,7 @@ export class Agent {
   /** The task now, then its events until it ends or asks for input. */
   async subscribe(id: string): Promise<AsyncIterable<TaskEvent>> {
     const live = this.live.get(id);
-    if (live !== undefined && !isTerminal(live.task.status.state)) return this.follow(live);
+    if (live !== undefined && !isTerminal(live.task.status.state)) return live.follow();
     const task = live?.task ?? (await this.store.get(id));
     if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
     throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${task.status.state}; there is nothing to follow`, { task: id });
@@ -213,7 +156,7 @@ export class Agent {
   /** How many streams, subscriptions and waiting sends follow a running task now (0 once it ends). */
   subscribers(taskId: string): number {
     const live = this.live.get(taskId);
-    return live === undefined ? 0 : live.listeners.size + live.waiters.length;
+    return live === undefined ? 0 : live.followers;
   }
 
   /**
@@ -232,8 +175,7 @@ export class Agent {
     for (const live of this.live.values()) {
       if (isTerminal(live.task.status.state)) continue;
       this.setStatus(live, 'failed', agentMessage(live.task, reason, this.newId()));
-      live.abort.abort(new LiteError('TASK_TERMINAL', reason));
-      live.reply?.reject(live.abort.signal.reason);
+      live.stop(new LiteError('TASK_TERMINAL', reason));
     }
     await this.close();
   }
@@ -259,10 +201,10 @@ export class Agent {
     if (message.taskId) return this.resume(message, options);
     const id = this.newId();
     const contextId = message.contextId || this.newId();
-    const first: TaskMessage = { ...message, taskId: id, contextId };
+    const first = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
     if (options.beforeStart) await options.beforeStart(cloneTask(task));
-    const live: LiveTask = { task, listeners: new Set(), held: [], waiters: [], abort: new LazyAbort(), saving: Promise.resolve(), dirty: false };
+    const live = new LiveTask(task, this.saves);
     this.live.set(id, live);
     // Nobody follows the task yet; this tells observers that it exists (without any, the copy
     // for the event would be made for no one).
@@ -273,19 +215,10 @@ export class Agent {
     if (busy) {
       this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
     } else {
-      const incoming: IncomingTask = {
-        id,
-        contextId,
-        text: textOf(first),
-        files: first.parts.filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file'),
-        message: first,
-      };
-      const skill = options.skill ?? (typeof first.metadata?.skill === 'string' ? first.metadata.skill : undefined);
-      if (skill !== undefined) incoming.skill = skill;
-      if (options.from !== undefined) incoming.from = options.from;
+      const incoming = incomingTask(first, options.from, options.skill);
       start = () => void this.run(live, incoming);
     }
-    this.persist(live);
+    live.persist();
     if (busy) {
       void live.saving.then(() => this.live.delete(id));
     } else if (blocking) {
@@ -336,7 +269,7 @@ export class Agent {
   }
 
   private async run(live: LiveTask, incoming: IncomingTask): Promise<void> {
-    const context = this.contextFor(live);
+    const context = taskContext(live, this.actions);
     try {
       if (isTerminal(live.task.status.state)) return; // cancelled before it started
       const returned = await this.options.onTask(incoming, context);
@@ -353,59 +286,6 @@ export class Agent {
     }
   }
 
-  private contextFor(live: LiveTask): TaskContext {
-    const { task } = live;
-    const guard = (): void => {
-      if (isTerminal(live.task.status.state)) {
-        throw new LiteError('TASK_TERMINAL', `task "${task.id}" is already ${live.task.status.state}`, { task: task.id });
-      }
-    };
-    return {
-      taskId: task.id,
-      contextId: task.contextId,
-      // Made on first use: most handlers never look at it.
-      get signal() {
-        return live.abort.signal;
-      },
-      status: async (state, options = {}) => {
-        guard();
-        const words = options.message ?? '';
-        const message = words === '' && options.progress === undefined && options.eta === undefined ? undefined : agentMessage(task, words, this.newId(), options);
-        this.setStatus(live, state, message);
-        await live.saving;
-      },
-      ask: async (question) => {
-        guard();
-        const answer = new Promise<TaskMessage>((resolve, reject) => (live.reply = { resolve, reject }));
-        this.setStatus(live, 'input-required', agentMessage(task, question, this.newId()));
-        return answer;
-      },
-      complete: async (result = {}) => {
-        guard();
-        const parts = resultParts(result);
-        if (parts.length > 0) {
-          const artifact: Artifact = { artifactId: this.newId(), name: result.name ?? 'result', parts };
-          live.task.artifacts.push(artifact);
-          if (live.listeners.size > 0 || this.observers.size > 0) {
-            this.emit(live, { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: structuredClone(artifact), append: false, lastChunk: true });
-          }
-        }
-        this.setStatus(live, 'completed');
-        await live.saving;
-      },
-      fail: async (reason) => {
-        guard();
-        this.setStatus(live, 'failed', agentMessage(task, reason, this.newId()));
-        await live.saving;
-      },
-      reject: async (reason) => {
-        guard();
-        this.setStatus(live, 'rejected', agentMessage(task, reason, this.newId()));
-        await live.saving;
-      },
-    };
-  }
-
   /** Moves the task to `state` if the state machine allows it, then tells everyone and saves. */
   private setStatus(live: LiveTask, state: WireState, message?: TaskMessage): void {
     const from = live.task.status.state;
@@ -417,8 +297,16 @@ export class Agent {
     if (message !== undefined && textOf(message) !== '') live.task.history.push(message);
     // A status is replaced on every change, never edited, so listeners can share it.
     this.emit(live, { kind: 'status', taskId: live.task.id, contextId: live.task.contextId, status: live.task.status });
-    this.persist(live);
-    if (live.waiters.length > 0 && isPaused(state)) for (const resolve of live.waiters.splice(0)) resolve();
+    live.persist();
+    live.wakeIfPaused();
+  }
+
+  private addArtifact(live: LiveTask, artifact: Artifact): void {
+    live.task.artifacts.push(artifact);
+    // The event's copy of the artifact is made only for someone who will read it.
+    if (live.hasListeners || this.observers.size > 0) {
+      this.emit(live, { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, artifact: structuredClone(artifact), append: false, lastChunk: true });
+    }
   }
 
   private reportError(error: unknown, what: string): void {
@@ -426,11 +314,11 @@ export class Agent {
     else process.stderr.write(`a2a-lite: ${what}: ${error instanceof Error ? error.message : String(error)}\n`);
   }
 
+  /** Tells the task's listeners (once saved) and every observer (whose work its saves wait for). */
   private emit(live: LiveTask, event: TaskEvent): void {
-    if (live.listeners.size > 0) live.held.push({ event, to: [...live.listeners] });
+    live.hold(event);
     if (this.observers.size === 0) return;
-    const told = this.tell(event, cloneTask(live.task));
-    live.saving = live.saving.then(() => told);
+    live.waitFor(this.tell(event, cloneTask(live.task)));
   }
 
   /** Tells every observer; resolves when the work they returned is done, whatever its outcome. */
@@ -447,72 +335,12 @@ export class Agent {
     return Promise.all(work).then(() => undefined);
   }
 
-  /**
-   * Saves the task at the end of this turn of the event loop, after the changes made in it. While
-   * a save is waiting or in flight, further changes only mark the task dirty; the next save
-   * writes the newest state once. A burst of updates costs a few saves, not one full copy of the
-   * task each, and a task that starts and ends in one turn is written once.
-   */
-  private persist(live: LiveTask): void {
-    if (live.dirty) return;
-    live.dirty = true;
-    live.saving = live.saving.then(this.endOfTurn).then(async () => {
-      live.dirty = false;
-      // What this save covers: the events so far. Later ones wait for the next save.
-      const covered = live.held;
-      live.held = [];
-      try {
-        // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
-        await this.store.save(live.task);
-        live.saveError = undefined;
-      } catch (error) {
-        // A locked or full disk must not stop the agent: report it, and try again shortly with
-        // whatever the task has become by then. `saving` itself never rejects, and the events
-        // go out all the same rather than stall every stream.
-        live.saveError = error;
-        this.reportError(error, `saving task ${live.task.id}`);
-        setTimeout(() => this.persist(live), SAVE_RETRY_MS).unref();
-      }
-      for (const { event, to } of covered) {
-        for (const listener of to) if (live.listeners.has(listener)) listener(event);
-      }
-    });
-  }
-
-  /** The task now, then each event, ending after a final or interrupted state. */
-  private follow(live: LiveTask): AsyncIterable<TaskEvent> {
-    const queue = new EventQueue<TaskEvent>(() => live.listeners.delete(listener));
-    const listener = (event: TaskEvent): void => {
-      queue.push(event);
-      if (event.kind === 'status' && isPaused(event.status.state)) queue.end();
-    };
-    queue.push({ kind: 'task', task: cloneTask(live.task) });
-    if (isPaused(live.task.status.state)) queue.end();
-    else live.listeners.add(listener);
-    return queue;
-  }
-
-  /** Resolves when the task ends or asks for input (not yet saved: see `send`). */
-  private untilPaused(live: LiveTask): Promise<void> {
-    return new Promise((resolve) => live.waiters.push(resolve));
-  }
-
   /** Tasks that count against the concurrency limit: started and not yet ended. */
   private running(): number {
     let count = 0;
     for (const live of this.live.values()) if (!isTerminal(live.task.status.state)) count += 1;
     return count;
   }
-
-  /** Resolves in this turn's check phase (setImmediate), after the I/O callbacks of the turn. */
-  private turnEnd: Promise<void> | undefined;
-  private readonly endOfTurn = (): Promise<void> =>
-    (this.turnEnd ??= new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.turnEnd = undefined;
-        resolve();
-      }),
-    ));
 
   /** The default clock's last reading and its ISO text, which changes once per millisecond. */
   private lastMs = Number.NaN;
@@ -532,34 +360,4 @@ export class Agent {
 /** Creates an agent that runs `onTask` for every new task. */
 export function createAgent(options: AgentOptions): Agent {
   return new Agent(options);
-}
-
-/** Ended, or waiting on the requester: a blocking send returns and a stream closes. */
-function isPaused(state: TaskState): boolean {
-  return isTerminal(state) || isInterrupted(state);
-}
-
-function agentMessage(task: Task, text: string, messageId: string, options: StatusOptions = {}): TaskMessage {
-  const message: TaskMessage = { messageId, role: 'agent', parts: [{ kind: 'text', text }], taskId: task.id, contextId: task.contextId };
-  if (options.progress !== undefined || options.eta !== undefined) {
-    const progress: Record<string, unknown> = {};
-    if (options.progress !== undefined) progress.progress = options.progress;
-    if (options.eta !== undefined) progress.eta = options.eta;
-    message.metadata = { a2aLite: progress };
-  }
-  return message;
-}
-
-function resultParts(result: { text?: string; files?: ResultFile[]; data?: unknown }): Part[] {
-  const parts: Part[] = [];
-  if (result.text !== undefined && result.text !== '') parts.push({ kind: 'text', text: result.text });
-  for (const file of result.files ?? []) {
-    const part: Part = { kind: 'file', name: file.name };
-    if (file.mediaType) part.mediaType = file.mediaType;
-    if (file.bytes) part.bytes = Buffer.from(file.bytes).toString('base64');
-    if (file.url) part.url = file.url;
-    parts.push(part);
-  }
-  if (result.data !== undefined) parts.push({ kind: 'data', data: result.data });
-  return parts;
 }

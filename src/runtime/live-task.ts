@@ -1,0 +1,156 @@
+// A running task's bookkeeping: the task, who follows it, and its saving. What a client is told
+// must survive a crash, so an event reaches listeners only once the save that covers it is done.
+//
+//   change ──► hold(event) ─────────────────────────────┐ (for the listeners there are now)
+//          └─► persist ──► end of turn ──► store.save ──┴─► deliver what the save covered
+//                                              └─ fails: report, retry with the newest state
+
+import { LiteError } from '../errors.js';
+import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
+import type { TaskStore } from '../store/task-store.js';
+import { EventQueue } from './event-queue.js';
+import { LazyAbort } from './lazy-abort.js';
+import { cloneTask, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
+
+/** A failed save is tried again after this long, with the newest state. */
+const SAVE_RETRY_MS = 1000;
+
+type Listener = (event: TaskEvent) => void;
+
+/** What the live tasks of one agent share: where they are saved and where failures are told. */
+export interface SaveContext {
+  readonly store: TaskStore;
+  /** Resolves at the end of this turn of the event loop (see `endOfTurn`). */
+  endOfTurn(): Promise<void>;
+  /** Told about a save that failed and will be retried. */
+  reportError(error: unknown, what: string): void;
+}
+
+export class LiveTask {
+  readonly task: Task;
+  readonly abort = new LazyAbort();
+  /** Set while the handler waits in `ask` for the requester's reply. */
+  reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
+  /** Resolves when the newest state is saved. Saves run one at a time and coalesce; it never rejects. */
+  saving: Promise<void> = Promise.resolve();
+  /** The last save failed; cleared by the next one that succeeds. */
+  saveError?: unknown;
+
+  private readonly saves: SaveContext;
+  private readonly listeners = new Set<Listener>();
+  /**
+   * Events not yet saved, with the listeners there were when each happened. Listeners hear of an
+   * event only once the state it tells of is saved: what a client has been told survives a crash.
+   */
+  private held: { event: TaskEvent; to: Listener[] }[] = [];
+  /** Blocking sends waiting for the task to end or ask for input. */
+  private readonly waiters: (() => void)[] = [];
+  /** The task changed since the save in flight began. */
+  private dirty = false;
+
+  constructor(task: Task, saves: SaveContext) {
+    this.task = task;
+    this.saves = saves;
+  }
+
+  /** Someone follows the task's events (a stream or a subscription). */
+  get hasListeners(): boolean {
+    return this.listeners.size > 0;
+  }
+
+  /** How many streams, subscriptions and waiting sends follow the task. */
+  get followers(): number {
+    return this.listeners.size + this.waiters.length;
+  }
+
+  /** Keeps `event` for the listeners there are now, until the save that covers it is done. */
+  hold(event: TaskEvent): void {
+    if (this.listeners.size > 0) this.held.push({ event, to: [...this.listeners] });
+  }
+
+  /** Makes `saving` wait for `work` too (an observer's), which must never reject. */
+  waitFor(work: Promise<void>): void {
+    this.saving = this.saving.then(() => work);
+  }
+
+  /**
+   * Saves the task at the end of this turn of the event loop, after the changes made in it. While
+   * a save is waiting or in flight, further changes only mark the task dirty; the next save
+   * writes the newest state once. A burst of updates costs a few saves, not one full copy of the
+   * task each, and a task that starts and ends in one turn is written once.
+   */
+  persist(): void {
+    if (this.dirty) return;
+    this.dirty = true;
+    this.saving = this.saving.then(() => this.saves.endOfTurn()).then(async () => {
+      this.dirty = false;
+      // What this save covers: the events so far. Later ones wait for the next save.
+      const covered = this.held;
+      this.held = [];
+      try {
+        // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
+        await this.saves.store.save(this.task);
+        this.saveError = undefined;
+      } catch (error) {
+        // A locked or full disk must not stop the agent: report it, and try again shortly with
+        // whatever the task has become by then. `saving` itself never rejects, and the events
+        // go out all the same rather than stall every stream.
+        this.saveError = error;
+        this.saves.reportError(error, `saving task ${this.task.id}`);
+        setTimeout(() => this.persist(), SAVE_RETRY_MS).unref();
+      }
+      for (const { event, to } of covered) {
+        for (const listener of to) if (this.listeners.has(listener)) listener(event);
+      }
+    });
+  }
+
+  /** Fires the handler's signal with `reason`, and fails the `ask` it may be waiting in. */
+  stop(reason: LiteError): void {
+    this.abort.abort(reason);
+    this.reply?.reject(this.abort.signal.reason);
+  }
+
+  /** Resolves when the task ends or asks for input (not yet saved: await `saving` for that). */
+  untilPaused(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Wakes the waiting blocking sends if the task has ended or asks for input. */
+  wakeIfPaused(): void {
+    if (this.waiters.length > 0 && isPaused(this.task.status.state)) for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  /** The task now, then each event, ending after a final or interrupted state. */
+  follow(): AsyncIterable<TaskEvent> {
+    const queue = new EventQueue<TaskEvent>(() => this.listeners.delete(listener));
+    const listener = (event: TaskEvent): void => {
+      queue.push(event);
+      if (event.kind === 'status' && isPaused(event.status.state)) queue.end();
+    };
+    queue.push({ kind: 'task', task: cloneTask(this.task) });
+    if (isPaused(this.task.status.state)) queue.end();
+    else this.listeners.add(listener);
+    return queue;
+  }
+}
+
+/** Ended, or waiting on the requester: a blocking send returns and a stream closes. */
+export function isPaused(state: TaskState): boolean {
+  return isTerminal(state) || isInterrupted(state);
+}
+
+/**
+ * Makes a function that resolves in this turn's check phase (setImmediate), after the I/O
+ * callbacks of the turn; every call in one turn shares one promise.
+ */
+export function endOfTurn(): () => Promise<void> {
+  let turnEnd: Promise<void> | undefined;
+  return () =>
+    (turnEnd ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        turnEnd = undefined;
+        resolve();
+      }),
+    ));
+}
