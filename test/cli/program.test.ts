@@ -4,6 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';
 import { cli } from './run-cli.js';
 
+/** Each of `texts` appears in `output`, in this order. */
+function expectInOrder(output: string, texts: readonly string[]): void {
+  let at = 0;
+  for (const text of texts) {
+    const found = output.indexOf(text, at);
+    expect(found, `"${text}" after position ${at}`).toBeGreaterThanOrEqual(0);
+    at = found;
+  }
+}
+
 const COMMANDS: string[][] = [
   ['parse'], ['format'], ['validate'], ['serve'], ['demo'],
   ['card', 'init'], ['card', 'validate'], ['card', 'show'],
@@ -83,12 +93,7 @@ describe('a2a-lite demo --chat', () => {
       "佳佳's ledger: email-001 accepted → completed",
       'Ledgers at the end:',
     ];
-    let at = 0;
-    for (const text of order) {
-      const found = stdout.indexOf(text, at);
-      expect(found, `"${text}" after position ${at}`).toBeGreaterThanOrEqual(0);
-      at = found;
-    }
+    expectInOrder(stdout, order);
   });
 });
 
@@ -139,12 +144,7 @@ describe('a2a-lite demo (over HTTP)', () => {
       'completed',
       'downloaded:',
     ];
-    let at = 0;
-    for (const text of order) {
-      const found = stdout.indexOf(text, at);
-      expect(found, `"${text}" after position ${at}`).toBeGreaterThanOrEqual(0);
-      at = found;
-    }
+    expectInOrder(stdout, order);
     const homes = /The homes are kept in (\S+)/.exec(stdout)?.[1] as string;
     const saved = /downloaded: +(\S+report\.md)/.exec(stdout)?.[1] as string;
     expect(saved.startsWith(join(homes, 'you', 'downloads'))).toBe(true);

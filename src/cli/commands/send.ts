@@ -2,11 +2,12 @@
 // every event as A2A-Lite text; the exit code tells how the task ended.
 
 import { readFileSync, statSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from '../../client/peer.js';
 import { sendAndFollow, type Outcome } from '../../client/remote-task.js';
 import { newMessageId } from '../../client/transport.js';
 import { LiteError, isLiteError } from '../../errors.js';
+import { mediaTypeOf } from '../../media-types.js';
 import type { Message } from '../../protocol/types.js';
 import { TASK_ID } from '../../protocol/validate.js';
 import type { Part, Task, TaskMessage } from '../../runtime/task-model.js';
@@ -218,26 +219,6 @@ function filePart(path: string, given: string): Part {
   }
   if (size > MAX_ATTACHMENT) throw new LiteError('INPUT_TOO_LARGE', `send --attach: ${given} is over ${MAX_ATTACHMENT} bytes`);
   return { kind: 'file', name: basename(path), mediaType: mediaTypeOf(path), bytes: readFileSync(path).toString('base64') };
-}
-
-const MEDIA_TYPES: Readonly<Record<string, string>> = {
-  '.md': 'text/markdown',
-  '.txt': 'text/plain',
-  '.json': 'application/json',
-  '.csv': 'text/csv',
-  '.html': 'text/html',
-  '.pdf': 'application/pdf',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.mp3': 'audio/mpeg',
-  '.wav': 'audio/wav',
-  '.mp4': 'video/mp4',
-};
-
-function mediaTypeOf(path: string): string {
-  return MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 }
 
 function markAnsweredQuietly(stores: Stores, peer: Peer): void {
