@@ -54,7 +54,11 @@ async function send(transport: Transport, message: TaskMessage, options: FollowO
   if (options.stream) {
     try {
       for await (const event of transport.stream(message, options.signal)) {
-        if (event.kind === 'message' && tracker.task === undefined) return { kind: 'message', message: event.message };
+        if (event.kind === 'message' && tracker.task === undefined) {
+          // The agent answered at once, without making a task.
+          await options.onEvent(event, undefined);
+          return { kind: 'message', message: event.message };
+        }
         await tracker.see(event);
         if (tracker.settled) return tracker.outcome();
       }
@@ -68,7 +72,10 @@ async function send(transport: Transport, message: TaskMessage, options: FollowO
     return follow(transport, tracker, options);
   }
   const result = await transport.send(message, { returnImmediately: false, ...(options.signal ? { signal: options.signal } : {}) });
-  if (result.kind === 'message') return result;
+  if (result.kind === 'message') {
+    await options.onEvent({ kind: 'message', message: result.message }, undefined);
+    return result;
+  }
   await tracker.see({ kind: 'task', task: result.task });
   if (tracker.settled) return tracker.outcome();
   return follow(transport, tracker, options, 'poll');

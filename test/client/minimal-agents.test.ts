@@ -1,0 +1,118 @@
+// Agents that do less than the SDK: one that answers with a message and makes no task, one that
+// cannot stream and finishes later (like OpenClaw's own A2A channel: no streaming, CancelTask
+// refused), and ones that answer with something that is not A2A. Raw node:http on 127.0.0.1.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempHome } from '../fixtures/home.js';
+import { cliAsync } from '../cli/run-cli.js';
+
+type Handler = (rpc: { id: unknown; method: string; params: Record<string, unknown> }, res: ServerResponse) => void;
+
+const servers: Server[] = [];
+
+async function agent(name: string, onRpc: Handler, streaming = false): Promise<string> {
+  let url = '';
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/.well-known/agent-card.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          name,
+          description: `${name} for tests`,
+          version: '1.0.0',
+          supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+          capabilities: { streaming },
+          defaultInputModes: ['text/plain'],
+          defaultOutputModes: ['text/plain'],
+          skills: [{ id: 'chat', name: 'Chat', description: 'Talks', tags: ['chat'] }],
+        }),
+      );
+      return;
+    }
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const rpc = JSON.parse(body) as { id: unknown; method: string; params: Record<string, unknown> };
+      onRpc(rpc, res);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  servers.push(server);
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return url;
+}
+
+const reply = (res: ServerResponse, id: unknown, result: unknown): void => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+};
+const fault = (res: ServerResponse, id: unknown, code: number, message: string): void => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+};
+
+let talker: string;
+let slowpoke: string;
+let garbled: string;
+let locked: string;
+let gets = 0;
+
+beforeAll(async () => {
+  talker = await agent('Talker', (rpc, res) =>
+    reply(res, rpc.id, { message: { messageId: 'answer-1', role: 'ROLE_AGENT', parts: [{ text: 'hi there, no task needed' }] } }),
+  );
+  slowpoke = await agent('Slowpoke', (rpc, res) => {
+    const working = { id: 'task-9', contextId: 'ctx-9', status: { state: 'TASK_STATE_WORKING', timestamp: '2026-11-21T10:00:00Z' } };
+    if (rpc.method === 'SendMessage') return reply(res, rpc.id, { task: working });
+    if (rpc.method === 'GetTask') {
+      gets += 1;
+      if (gets < 3) return reply(res, rpc.id, working);
+      return reply(res, rpc.id, { ...working, status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-21T10:00:02Z' }, artifacts: [{ artifactId: 'a', parts: [{ text: 'finished at last' }] }] });
+    }
+    if (rpc.method === 'CancelTask') return fault(res, rpc.id, -32004, 'cancel is not supported');
+    return fault(res, rpc.id, -32601, 'no such method');
+  });
+  garbled = await agent('Garbled', (_rpc, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('<html>surprise</html>');
+  });
+  locked = await agent('Locked', (_rpc, res) => {
+    res.writeHead(401, { 'www-authenticate': 'Bearer realm="locked"', 'content-type': 'application/json' });
+    res.end('{"error":"no"}');
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+describe('agents that do less', () => {
+  it('prints a direct answer that makes no task, and exits 0', async () => {
+    const { code, stdout, stderr } = await cliAsync(['send', talker, 'hello'], { home: tempHome() });
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim()).toBe('hi there, no task needed');
+  });
+
+  it('polls an agent that cannot stream until its task ends', async () => {
+    const home = tempHome();
+    const { code, stdout, stderr } = await cliAsync(['send', slowpoke, 'take your time'], { home });
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('[A2A:status task=task-9 state=working]');
+    expect(stdout).toContain('[A2A:result task=task-9 state=completed]\nfinished at last');
+    expect(gets).toBeGreaterThanOrEqual(3);
+    const refused = await cliAsync(['tasks', 'cancel', 'task-9'], { home });
+    expect(refused.code).toBe(8);
+    expect(refused.stderr).toContain('cancel is not supported');
+  });
+
+  it('says so when the answer is not A2A (exit 8) or credentials are wanted (exit 14)', async () => {
+    const bad = await cliAsync(['send', garbled, 'x'], { home: tempHome() });
+    expect(bad.code).toBe(8);
+    expect(bad.stderr).toContain('is not JSON');
+    const shut = await cliAsync(['send', locked, 'x'], { home: tempHome() });
+    expect(shut.code).toBe(14);
+    expect(shut.stderr).toContain('wants credentials (Bearer); pass --token-env NAME');
+  });
+});
