@@ -27,6 +27,8 @@ const STATE_FROM_V1: Readonly<Record<string, TaskState>> = {
   TASK_STATE_COMPLETED: 'completed',
   TASK_STATE_FAILED: 'failed',
   TASK_STATE_CANCELED: 'cancelled',
+  // Not the spec's spelling, but written by some agents; read, never written.
+  TASK_STATE_CANCELLED: 'cancelled',
   TASK_STATE_REJECTED: 'rejected',
 };
 
