@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jiajiaCard } from '../card/examples.js';
 import { createAgent } from '../runtime/agent.js';
+import { DEFAULT_PRINCIPAL, withAuth } from './auth.js';
 import { createA2AHandler } from './handler.js';
 import type { HttpRequest, HttpResponse } from './http.js';
 
@@ -77,5 +78,39 @@ describe('authentication', () => {
   it('guards the REST binding too', async () => {
     const response = await handle({ method: 'GET', path: '/tasks/nope', query: new URLSearchParams(), headers: { 'a2a-version': '1.0' }, body: '', remoteAddress: 'rest' });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('principals', () => {
+  const request = (headers: Record<string, string>, path = '/jsonrpc'): HttpRequest => ({ method: 'GET', path, query: new URLSearchParams(), headers, body: '', remoteAddress: 'p' });
+  const seen: (string | undefined)[] = [];
+  const inner = async (_request: HttpRequest, principal: string | undefined): Promise<HttpResponse> => {
+    seen.push(principal);
+    return { status: 200, headers: {}, body: '' };
+  };
+
+  it('hands the handler the principal of the credential presented, and none for the card', async () => {
+    const guarded = withAuth(inner, {
+      bearerTokens: [{ principal: 'A2A_ALICE', secret: TOKEN }, 'bare-token'],
+      apiKeys: [{ principal: 'A2A_BOB', secret: KEY }],
+    });
+    seen.length = 0;
+    await guarded(request({ authorization: `Bearer ${TOKEN}` }));
+    await guarded(request({ 'x-api-key': KEY }));
+    await guarded(request({ authorization: 'Bearer bare-token' }));
+    await guarded(request({}, '/.well-known/agent-card.json'));
+    expect(seen).toEqual(['A2A_ALICE', 'A2A_BOB', DEFAULT_PRINCIPAL, undefined]);
+  });
+
+  it('hands it none when auth is off', async () => {
+    seen.length = 0;
+    await withAuth(inner, {})(request({ authorization: `Bearer ${TOKEN}` }));
+    expect(seen).toEqual([undefined]);
+  });
+
+  it('refuses one secret held by two principals, naming them and not the secret', () => {
+    const make = () => withAuth(inner, { bearerTokens: [{ principal: 'A2A_ALICE', secret: TOKEN }], apiKeys: [{ principal: 'A2A_BOB', secret: TOKEN }] });
+    expect(make).toThrow(expect.objectContaining({ code: 'USAGE', message: 'the credentials of A2A_ALICE and A2A_BOB are the same secret; each principal needs its own' }));
+    expect(() => withAuth(inner, { bearerTokens: [{ principal: 'A2A_ALICE', secret: TOKEN }], apiKeys: [{ principal: 'A2A_ALICE', secret: TOKEN }] })).not.toThrow();
   });
 });

@@ -1,16 +1,31 @@
 // Authentication in front of the A2A handler: bearer tokens and API keys, taken from the
 // environment by the caller. The agent card stays public; every other request needs a valid
-// credential, compared in constant time. Repeated failures from one address get 429.
-// No credential is ever written to a response or a log.
+// credential, compared in constant time, and is made by the principal that credential belongs
+// to. Repeated failures from one address get 429. No credential is ever written to a response
+// or a log.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { json, type A2AHandler, type HttpRequest } from './http.js';
+import { LiteError } from '../errors.js';
+import { json, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
+
+/** A secret and the principal it belongs to. */
+export interface Credential {
+  /**
+   * Who presents it: the tasks its requests make are theirs alone. Not a secret: it is stored
+   * with the tasks (`serve` uses the name of the environment variable holding the secret).
+   */
+  principal: string;
+  secret: string;
+}
 
 export interface AuthOptions {
-  /** Accepted bearer tokens (`Authorization: Bearer <token>`). */
-  bearerTokens?: readonly string[];
-  /** Accepted API keys, sent in `apiKeyHeader`. */
-  apiKeys?: readonly string[];
+  /**
+   * Accepted bearer tokens (`Authorization: Bearer <token>`). A bare string is a credential of
+   * the principal `default`.
+   */
+  bearerTokens?: readonly (string | Credential)[];
+  /** Accepted API keys, sent in `apiKeyHeader`; a bare string as in `bearerTokens`. */
+  apiKeys?: readonly (string | Credential)[];
   /** The header that carries an API key (default `X-API-Key`). */
   apiKeyHeader?: string;
   /** Failed attempts allowed per address per minute before 429 (default 30). */
@@ -18,19 +33,36 @@ export interface AuthOptions {
   now?: () => number;
 }
 
+/** A handler told who made the request: undefined when auth is off and for the public card. */
+export type AuthenticatedHandler = (request: HttpRequest, principal: string | undefined) => Promise<HttpResponse>;
+
+/** The principal of a credential given as a bare string. */
+export const DEFAULT_PRINCIPAL = 'default';
+
 const PUBLIC_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 const WINDOW_MS = 60_000;
+
+/** An accepted secret as compared: its digest, and whose it is. */
+interface Accepted {
+  digest: Buffer;
+  principal: string;
+}
 
 /** True when any kind of credential is configured. */
 export function authEnabled(options: AuthOptions): boolean {
   return (options.bearerTokens?.length ?? 0) > 0 || (options.apiKeys?.length ?? 0) > 0;
 }
 
-/** Wraps `handler` so that only requests with a valid credential reach it. */
-export function withAuth(handler: A2AHandler, options: AuthOptions): A2AHandler {
-  if (!authEnabled(options)) return handler;
-  const bearer = (options.bearerTokens ?? []).map(digest);
-  const keys = (options.apiKeys ?? []).map(digest);
+/**
+ * Wraps `handler` so that only requests with a valid credential reach it, each with the
+ * principal of its credential. Throws USAGE when two principals share a secret: whose request
+ * it is would then be a guess.
+ */
+export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A2AHandler {
+  if (!authEnabled(options)) return (request) => handler(request, undefined);
+  const bearer = (options.bearerTokens ?? []).map(accepted);
+  const keys = (options.apiKeys ?? []).map(accepted);
+  checkDistinct([...bearer, ...keys]);
   const header = (options.apiKeyHeader ?? 'X-API-Key').toLowerCase();
   const limit = options.maxFailuresPerMinute ?? 30;
   const now = options.now ?? Date.now;
@@ -38,11 +70,12 @@ export function withAuth(handler: A2AHandler, options: AuthOptions): A2AHandler 
   const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
 
   return async (request) => {
-    if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return handler(request);
+    if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return handler(request, undefined);
     // A valid credential always passes: a stranger's failures from the same address (or from
     // behind the same proxy) must not lock out a client that has the right token. Only failures
     // are counted, and past the limit they get 429 instead of 401.
-    if (matches(request, bearer, keys, header)) return handler(request);
+    const principal = principalOf(request, bearer, keys, header);
+    if (principal !== undefined) return handler(request, principal);
     const who = request.remoteAddress ?? 'unknown';
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);
     if (recent.length >= limit) {
@@ -56,22 +89,42 @@ export function withAuth(handler: A2AHandler, options: AuthOptions): A2AHandler 
   };
 }
 
-function matches(request: HttpRequest, bearer: readonly Buffer[], keys: readonly Buffer[], header: string): boolean {
+/** The principal whose credential the request carries, or undefined when it carries none valid. */
+function principalOf(request: HttpRequest, bearer: readonly Accepted[], keys: readonly Accepted[], header: string): string | undefined {
   const authorization = request.headers.authorization ?? '';
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-  if (token !== undefined && bearer.length > 0 && anyEqual(digest(token), bearer)) return true;
+  const byToken = token !== undefined && bearer.length > 0 ? find(digest(token), bearer) : undefined;
+  if (byToken !== undefined) return byToken;
   const key = request.headers[header];
-  return key !== undefined && keys.length > 0 && anyEqual(digest(key.trim()), keys);
+  return key !== undefined && keys.length > 0 ? find(digest(key.trim()), keys) : undefined;
 }
 
 /**
  * Compares against every accepted value, each in constant time: the time taken tells
  * nothing about how much of a guess was right, nor which value it was close to.
  */
-function anyEqual(candidate: Buffer, accepted: readonly Buffer[]): boolean {
-  let found = false;
-  for (const value of accepted) found = timingSafeEqual(candidate, value) || found;
+function find(candidate: Buffer, accepted: readonly Accepted[]): string | undefined {
+  let found: string | undefined;
+  for (const value of accepted) if (timingSafeEqual(candidate, value.digest)) found ??= value.principal;
   return found;
+}
+
+function accepted(credential: string | Credential): Accepted {
+  return typeof credential === 'string'
+    ? { digest: digest(credential), principal: DEFAULT_PRINCIPAL }
+    : { digest: digest(credential.secret), principal: credential.principal };
+}
+
+/** Refuses one secret held by two principals, naming the principals, never the secret. */
+function checkDistinct(all: readonly Accepted[]): void {
+  const owners = new Map<string, string>();
+  for (const { digest: value, principal } of all) {
+    const other = owners.get(value.toString('hex'));
+    if (other !== undefined && other !== principal) {
+      throw new LiteError('USAGE', `the credentials of ${other} and ${principal} are the same secret; each principal needs its own`);
+    }
+    owners.set(value.toString('hex'), principal);
+  }
 }
 
 /** Equal-length digests, so that timingSafeEqual can compare secrets of any length. */

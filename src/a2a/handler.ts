@@ -23,7 +23,10 @@ export interface A2AHandlerOptions {
   baseUrl: string | (() => string);
   /** Push notification configs (a started push sender); without it, push is off and the card says so. */
   push?: PushConfigService;
-  /** Credentials every request but the card's must carry; declared in the card. */
+  /**
+   * Credentials every request but the card's must carry; declared in the card. Each request is
+   * then made by the principal of its credential, and reaches only the tasks that principal made.
+   */
   auth?: AuthOptions;
 }
 
@@ -45,7 +48,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const security = authEnabled(auth)
     ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
     : undefined;
-  return withAuth(async (request) => {
+  return withAuth(async (request, principal) => {
     if (CARD_PATHS.has(request.path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
       // One card for every client: 0.3 readers find `url`, 1.0 readers `supportedInterfaces`.
@@ -57,11 +60,14 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       });
       return json(200, agentCard, { 'cache-control': 'public, max-age=300' });
     }
+    const context: MethodContext = {};
+    if (options.push !== undefined) context.push = options.push;
+    if (principal !== undefined) context.principal = principal;
     if (RPC_PATHS.has(request.path)) {
       if (request.method !== 'POST') return methodNotAllowed('POST');
-      return jsonRpc(options.agent, request, options.push === undefined ? {} : { push: options.push });
+      return jsonRpc(options.agent, request, context);
     }
-    const rest = restV1(options.agent, request, options.push === undefined ? {} : { push: options.push });
+    const rest = restV1(options.agent, request, context);
     if (rest !== undefined) return rest;
     return json(404, { error: { code: 404, status: 'NOT_FOUND', message: `no A2A endpoint at ${request.path}` } });
   }, auth);

@@ -16,27 +16,27 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
   async 'message/send'(agent, params, context) {
     const { message, configuration } = sendParams(params);
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength');
-    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), ...pushOnSendV03(configuration, context) });
+    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), owner: context?.principal, ...pushOnSendV03(configuration, context) });
     return { result: taskToV03(task, historyLength) };
   },
 
   async 'message/stream'(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    return { events: eventsV03(await agent.stream(message, pushOnSendV03(configuration, context))) };
+    return { events: eventsV03(await agent.stream(message, { owner: context?.principal, ...pushOnSendV03(configuration, context) })) };
   },
 
-  async 'tasks/get'(agent, params) {
+  async 'tasks/get'(agent, params, context) {
     const id = requiredId(params);
     const historyLength = optionalInteger(params, 'params.historyLength', 'historyLength');
-    return { result: taskToV03(await agent.getTask(id), historyLength) };
+    return { result: taskToV03(await agent.getTask(id, { owner: context?.principal }), historyLength) };
   },
 
-  async 'tasks/cancel'(agent, params) {
-    return { result: taskToV03(await agent.cancel(requiredId(params))) };
+  async 'tasks/cancel'(agent, params, context) {
+    return { result: taskToV03(await agent.cancel(requiredId(params), { owner: context?.principal })) };
   },
 
-  async 'tasks/resubscribe'(agent, params) {
-    return { events: eventsV03(await agent.subscribe(requiredId(params))) };
+  async 'tasks/resubscribe'(agent, params, context) {
+    return { events: eventsV03(await agent.subscribe(requiredId(params), { owner: context?.principal })) };
   },
 
   ...PUSH_METHODS_V03,

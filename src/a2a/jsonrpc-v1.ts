@@ -18,6 +18,8 @@ export type MethodResult = { result: unknown } | { events: AsyncIterable<Json> }
 export interface MethodContext {
   /** The push config service; when absent, push is off and the push methods refuse. */
   push?: PushConfigService;
+  /** Who made the request (auth on): it makes tasks of its own and reaches no others. */
+  principal?: string;
 }
 
 /** One JSON-RPC method: reads its params, calls the agent. Shared by the 1.0 and 0.3 tables. */
@@ -28,22 +30,23 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     const { message, configuration } = sendParams(params);
     const returnImmediately = field(configuration, 'returnImmediately', 'return_immediately') === true;
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength', 'history_length');
-    const task = await agent.send(message, { returnImmediately, ...pushOnSendV1(configuration, context) });
+    const task = await agent.send(message, { returnImmediately, owner: context?.principal, ...pushOnSendV1(configuration, context) });
     return { result: { task: taskToV1(task, historyLength) } };
   },
 
   async SendStreamingMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    return { events: mapEvents(await agent.stream(message, pushOnSendV1(configuration, context)), eventToV1) };
+    return { events: mapEvents(await agent.stream(message, { owner: context?.principal, ...pushOnSendV1(configuration, context) }), eventToV1) };
   },
 
-  async GetTask(agent, params) {
+  async GetTask(agent, params, context) {
     const id = requiredId(params);
     const historyLength = optionalInteger(params, 'params.historyLength', 'historyLength', 'history_length');
-    return { result: taskToV1(await agent.getTask(id), historyLength) };
+    return { result: taskToV1(await agent.getTask(id, { owner: context?.principal }), historyLength) };
   },
 
-  async ListTasks(agent, params) {
+  /** The caller's tasks only, when it is a principal: `totalSize` counts no one else's. */
+  async ListTasks(agent, params, context) {
     const status = field(params, 'status');
     const state = status === undefined || status === 'TASK_STATE_UNSPECIFIED' || status === 0 ? undefined : stateFromV1(status);
     if (status !== undefined && status !== 'TASK_STATE_UNSPECIFIED' && status !== 0 && state === undefined) {
@@ -52,7 +55,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     const pageSize = pageSizeOf(optionalInteger(params, 'params.pageSize', 'pageSize', 'page_size'));
     const historyLength = optionalInteger(params, 'params.historyLength', 'historyLength', 'history_length');
     const includeArtifacts = field(params, 'includeArtifacts', 'include_artifacts') === true;
-    const query: Parameters<Agent['listTasks']>[0] = { pageSize };
+    const query: Parameters<Agent['listTasks']>[0] = { pageSize, owner: context?.principal };
     const contextId = optionalString(params, 'params.contextId', 'contextId', 'context_id');
     if (contextId) query.contextId = contextId;
     if (state) query.state = state;
@@ -74,12 +77,12 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     };
   },
 
-  async CancelTask(agent, params) {
-    return { result: taskToV1(await agent.cancel(requiredId(params))) };
+  async CancelTask(agent, params, context) {
+    return { result: taskToV1(await agent.cancel(requiredId(params), { owner: context?.principal })) };
   },
 
-  async SubscribeToTask(agent, params) {
-    return { events: mapEvents(await agent.subscribe(requiredId(params)), eventToV1) };
+  async SubscribeToTask(agent, params, context) {
+    return { events: mapEvents(await agent.subscribe(requiredId(params), { owner: context?.principal }), eventToV1) };
   },
 
   ...PUSH_METHODS_V1,

@@ -1,6 +1,7 @@
 // The push-config methods of A2A 1.0 (CreateTaskPushNotificationConfig …) and 0.3
 // (tasks/pushNotificationConfig/set …), and the config a send may carry. Each checks that the
-// task exists, then calls the push config service; without one, push is off and they refuse.
+// task exists and is the caller's, then calls the push config service; without one, push is off
+// and they refuse.
 
 import { LiteError } from '../errors.js';
 import type { Agent, SendOptions } from '../runtime/agent.js';
@@ -23,7 +24,7 @@ export const PUSH_METHODS_V1: Readonly<Record<string, Method>> = {
   async CreateTaskPushNotificationConfig(agent, params, context) {
     const push = pushOf(context);
     const input = pushConfigFromV1(params, 'params');
-    await agent.getTask(input.taskId);
+    await agent.getTask(input.taskId, { owner: context?.principal });
     return { result: pushConfigToV1(await push.save(input)) };
   },
 
@@ -54,7 +55,7 @@ export const PUSH_METHODS_V03: Readonly<Record<string, Method>> = {
   async 'tasks/pushNotificationConfig/set'(agent, params, context) {
     const push = pushOf(context);
     const input = taskPushConfigFromV03(params);
-    await agent.getTask(input.taskId);
+    await agent.getTask(input.taskId, { owner: context?.principal });
     return { result: pushConfigToV03(await push.save(input)) };
   },
 
@@ -113,11 +114,14 @@ function pushOf(context: MethodContext | undefined): PushConfigService {
   return context.push;
 }
 
-/** The push service and the task id of a request, once the task is known to exist. */
+/**
+ * The push service and the task id of a request, once the task is known to exist and to be the
+ * caller's: another principal's configs are TASK_NOT_FOUND, as its task is.
+ */
 async function pushTask(agent: Agent, params: Json, context: MethodContext | undefined, path: string, ...names: string[]): Promise<{ push: PushConfigService; taskId: string }> {
   const push = pushOf(context);
   const taskId = requiredString(params, path, ...names);
-  await agent.getTask(taskId);
+  await agent.getTask(taskId, { owner: context?.principal });
   return { push, taskId };
 }
 

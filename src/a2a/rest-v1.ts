@@ -69,7 +69,7 @@ const V1_HEADER = /^1\.0(\.\d+)?$/;
 /**
  * Serves a REST request, or returns undefined when the path is not a REST route (the caller
  * answers 404). A known path asked with the wrong HTTP method gets 405. `context` is what the
- * JSON-RPC methods get too (the push config service).
+ * JSON-RPC methods get too (the push config service, the principal asking).
  */
 export function restV1(agent: Agent, request: HttpRequest, context: MethodContext = {}): Promise<HttpResponse> | undefined {
   const target = targetOf(request.path);

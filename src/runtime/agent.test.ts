@@ -439,3 +439,54 @@ describe('store failures and hostile messages', () => {
     expect((await agent.send(userMessage('normal'))).status.state).toBe('completed');
   });
 });
+
+describe('the agent runtime with owners', () => {
+  const notFound = (id: string) => ({ code: 'TASK_NOT_FOUND', message: `no task "${id}"` });
+
+  it('lets only a task’s owner reach it, running or ended, and anyone when no owner is named', async () => {
+    const agent = agentWith(async (_task, ctx) => {
+      const reply = await ctx.ask('时间范围？');
+      return `range ${reply.parts[0]?.kind === 'text' ? reply.parts[0].text : ''}`;
+    });
+    const alice = { owner: 'A2A_ALICE' };
+    const bob = { owner: 'A2A_BOB' };
+    const asked = await agent.send(userMessage('research'), alice);
+    expect(asked.status.state).toBe('input-required');
+
+    await expect(agent.getTask(asked.id, bob)).rejects.toMatchObject(notFound(asked.id));
+    await expect(agent.subscribe(asked.id, bob)).rejects.toMatchObject(notFound(asked.id));
+    await expect(agent.send(userMessage('2025', { taskId: asked.id }), bob)).rejects.toMatchObject(notFound(asked.id));
+    await expect(agent.cancel(asked.id, bob)).rejects.toMatchObject(notFound(asked.id));
+    expect(await agent.listTasks(bob)).toEqual({ tasks: [], nextPageToken: '', totalSize: 0 });
+
+    expect((await agent.getTask(asked.id, alice)).status.state).toBe('input-required');
+    expect((await agent.getTask(asked.id)).status.state).toBe('input-required');
+    expect((await agent.listTasks(alice)).tasks.map((t) => t.id)).toEqual([asked.id]);
+    const done = await agent.send(userMessage('2025', { taskId: asked.id }), alice);
+    expect(done.status.state).toBe('completed');
+
+    // Ended and read back from the store: the same answers.
+    await expect(agent.getTask(asked.id, bob)).rejects.toMatchObject(notFound(asked.id));
+    await expect(agent.cancel(asked.id, bob)).rejects.toMatchObject(notFound(asked.id));
+    await expect(agent.send(userMessage('again', { taskId: asked.id }), bob)).rejects.toMatchObject(notFound(asked.id));
+    expect(await codeOf(() => agent.cancel(asked.id, alice))).toBe('TASK_TERMINAL');
+    expect(await codeOf(() => agent.send(userMessage('again', { taskId: asked.id }), alice))).toBe('UNSUPPORTED_OPERATION');
+  });
+
+  it('lets the owner cancel and follow a running task', async () => {
+    const agent = agentWith((_task, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)));
+    const running = await agent.send(userMessage('slow'), { owner: 'A2A_ALICE', returnImmediately: true });
+    await expect(agent.cancel(running.id, { owner: 'A2A_BOB' })).rejects.toMatchObject(notFound(running.id));
+    const events = await agent.subscribe(running.id, { owner: 'A2A_ALICE' });
+    expect((await agent.cancel(running.id, { owner: 'A2A_ALICE' })).status.state).toBe('cancelled');
+    expect(describeEvents(await collect(events)).at(-1)).toBe('status:cancelled');
+  });
+
+  it('keeps the owner in the store, beside the task and not in it', async () => {
+    const agent = agentWith(() => 'done');
+    const task = await agent.send(userMessage('x'), { owner: 'A2A_ALICE' });
+    expect(await agent.store.get(task.id, 'A2A_ALICE')).toEqual(task);
+    expect(await agent.store.get(task.id, 'A2A_BOB')).toBeUndefined();
+    expect(JSON.stringify(task)).not.toContain('A2A_ALICE');
+  });
+});

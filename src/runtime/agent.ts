@@ -35,7 +35,17 @@ export interface AgentOptions {
 /** Messages nest no deeper than this; deeper input is refused before anything copies it. */
 const MAX_MESSAGE_DEPTH = 64;
 
-export interface SendOptions {
+/**
+ * Who is asking, for the calls that reach a task. With an owner, only that owner's tasks are
+ * reached: a task of anyone else's is answered exactly as a task that does not exist
+ * (TASK_NOT_FOUND), so that its id is not confirmed. Without one, every task is.
+ */
+export interface TaskAccess {
+  /** The principal asking (with `serve`, the name of the credential it presented). */
+  owner?: string;
+}
+
+export interface SendOptions extends TaskAccess {
   /** Return as soon as the task exists instead of waiting for it to end or ask for input. */
   returnImmediately?: boolean;
   from?: string;
@@ -104,23 +114,24 @@ export class Agent {
     return (await this.accept(message, options)).follow();
   }
 
-  async getTask(id: string): Promise<Task> {
-    const live = this.live.get(id);
+  async getTask(id: string, access: TaskAccess = {}): Promise<Task> {
+    const live = this.liveTask(id, access);
     if (live !== undefined) return cloneTask(live.task);
-    const stored = await this.store.get(id);
-    if (stored === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    const stored = await this.store.get(id, access.owner);
+    if (stored === undefined) throw taskNotFound(id);
     return stored;
   }
 
+  /** A page of tasks, newest first; only `query.owner`'s when it names one. */
   listTasks(query?: TaskQuery): Promise<TaskPage> {
     return this.store.list(query);
   }
 
   /** Cancels a task: its handler's signal fires and it ends as cancelled. Idempotent. */
-  async cancel(id: string): Promise<Task> {
-    const live = this.live.get(id);
-    const task = live?.task ?? (await this.store.get(id));
-    if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+  async cancel(id: string, access: TaskAccess = {}): Promise<Task> {
+    const live = this.liveTask(id, access);
+    const task = live?.task ?? (await this.store.get(id, access.owner));
+    if (task === undefined) throw taskNotFound(id);
     if (task.status.state === 'cancelled') return cloneTask(task);
     if (isTerminal(task.status.state)) {
       throw new LiteError('TASK_TERMINAL', `task "${id}" is already ${task.status.state} and cannot be cancelled`, { task: id });
@@ -139,11 +150,11 @@ export class Agent {
   }
 
   /** The task now, then its events until it ends or asks for input. */
-  async subscribe(id: string): Promise<AsyncIterable<TaskEvent>> {
-    const live = this.live.get(id);
+  async subscribe(id: string, access: TaskAccess = {}): Promise<AsyncIterable<TaskEvent>> {
+    const live = this.liveTask(id, access);
     if (live !== undefined && !isTerminal(live.task.status.state)) return live.follow();
-    const task = live?.task ?? (await this.store.get(id));
-    if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    const task = live?.task ?? (await this.store.get(id, access.owner));
+    if (task === undefined) throw taskNotFound(id);
     throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${task.status.state}; there is nothing to follow`, { task: id });
   }
 
@@ -204,7 +215,7 @@ export class Agent {
     const first = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
     if (options.beforeStart) await options.beforeStart(cloneTask(task));
-    const live = new LiveTask(task, this.saves);
+    const live = new LiveTask(task, this.saves, options.owner);
     this.live.set(id, live);
     // Nobody follows the task yet; this tells observers that it exists (without any, the copy
     // for the event would be made for no one).
@@ -243,10 +254,10 @@ export class Agent {
   /** A follow-up message: the reply to a task waiting for input. */
   private async resume(message: TaskMessage, options: SendOptions): Promise<LiveTask> {
     const id = message.taskId as string;
-    const live = this.live.get(id);
+    const live = this.liveTask(id, options);
     if (live === undefined) {
-      const stored = await this.store.get(id);
-      if (stored === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+      const stored = await this.store.get(id, options.owner);
+      if (stored === undefined) throw taskNotFound(id);
       throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${stored.status.state}; send a new message without taskId to start a new task`, { task: id });
     }
     if (message.contextId && message.contextId !== live.task.contextId) {
@@ -284,6 +295,12 @@ export class Agent {
       await live.saving;
       if (isTerminal(live.task.status.state)) this.live.delete(live.task.id);
     }
+  }
+
+  /** The running task `id`, if `access` reaches it. */
+  private liveTask(id: string, access: TaskAccess): LiveTask | undefined {
+    const live = this.live.get(id);
+    return live === undefined || (access.owner !== undefined && live.owner !== access.owner) ? undefined : live;
   }
 
   /** Moves the task to `state` if the state machine allows it, then tells everyone and saves. */
@@ -355,6 +372,11 @@ export class Agent {
     }
     return this.lastIso;
   }
+}
+
+/** The one answer for a task that does not exist and for a task of someone else's. */
+function taskNotFound(id: string): LiteError {
+  return new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
 }
 
 /** Creates an agent that runs `onTask` for every new task. */

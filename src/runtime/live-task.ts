@@ -28,6 +28,8 @@ export interface SaveContext {
 
 export class LiveTask {
   readonly task: Task;
+  /** The principal that made the task, saved beside it (see TaskStore); none without auth. */
+  readonly owner: string | undefined;
   readonly abort = new LazyAbort();
   /** Set while the handler waits in `ask` for the requester's reply. */
   reply?: { resolve(message: TaskMessage): void; reject(error: unknown): void };
@@ -48,9 +50,10 @@ export class LiveTask {
   /** The task changed since the save in flight began. */
   private dirty = false;
 
-  constructor(task: Task, saves: SaveContext) {
+  constructor(task: Task, saves: SaveContext, owner?: string) {
     this.task = task;
     this.saves = saves;
+    this.owner = owner;
   }
 
   /** Someone follows the task's events (a stream or a subscription). */
@@ -89,7 +92,7 @@ export class LiveTask {
       this.held = [];
       try {
         // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
-        await this.saves.store.save(this.task);
+        await this.saves.store.save(this.task, this.owner);
         this.saveError = undefined;
       } catch (error) {
         // A locked or full disk must not stop the agent: report it, and try again shortly with

@@ -85,7 +85,7 @@ describe('SqliteTaskStore on disk', () => {
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(3);
       expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(200);
     } finally {
       db.close();
@@ -135,9 +135,10 @@ describe('SqliteTaskStore on disk', () => {
     const char = fc.constantFrom('a', 'b', 'Z', '0', '\u0000', 'é', '\ue000', '\uffff', '😀', '\ud800', '\udc00');
     const text = fc.string({ unit: char, minLength: 1, maxLength: 3 });
     const state = fc.constantFrom('working' as const, 'completed' as const, 'input-required' as const);
-    const spec = fc.record({ id: text, contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, at: text });
+    const owner = fc.constantFrom(undefined, 'A', 'B', '\ud800', '\ud801');
+    const spec = fc.record({ id: text, contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, at: text, owner });
     const query = fc.record(
-      { contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, updatedAfter: text, pageSize: fc.integer({ min: 1, max: 5 }) },
+      { owner, contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, updatedAfter: text, pageSize: fc.integer({ min: 1, max: 5 }) },
       { requiredKeys: [] },
     );
     await fc.assert(
@@ -145,10 +146,10 @@ describe('SqliteTaskStore on disk', () => {
         const memory = new MemoryTaskStore();
         const sqlite = await openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db'));
         try {
-          for (const s of specs) {
+          for (const { owner: by, ...s } of specs) {
             const task: Task = makeTask(s);
-            await memory.save(task);
-            await sqlite.save(task);
+            await memory.save(task, by);
+            await sqlite.save(task, by);
           }
           let pageToken = '';
           for (let pages = 0; pages <= specs.length; pages += 1) {
@@ -204,6 +205,66 @@ describe('SqliteTaskStore on disk', () => {
   });
 });
 
+describe('SqliteTaskStore owners', () => {
+  it('keeps owners across close and reopen, and never in the task JSON', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const writer = await stores.open(path);
+    await writer.save(makeTask({ id: 'a' }), 'ALICE_TOKEN');
+    await writer.save(makeTask({ id: 'b' }), 'BOB_TOKEN');
+    await stores.close(writer);
+
+    const reopened = await stores.open(path);
+    expect(await reopened.get('a', 'ALICE_TOKEN')).toEqual(makeTask({ id: 'a' }));
+    expect(await reopened.get('a', 'BOB_TOKEN')).toBeUndefined();
+    expect((await reopened.list({ owner: 'BOB_TOKEN' })).tasks.map((t) => t.id)).toEqual(['b']);
+    await stores.close(reopened);
+
+    const db = new Database(path, { readonly: true });
+    try {
+      const json = db.prepare('SELECT json FROM tasks').pluck().all() as string[];
+      for (const text of json) expect(text).not.toContain('_TOKEN');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('lists by owner with the owner index', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    await stores.close(await stores.open(path));
+    const db = new Database(path, { readonly: true });
+    try {
+      const plan = db
+        .prepare('EXPLAIN QUERY PLAN SELECT json FROM tasks WHERE owner = ? ORDER BY status_timestamp DESC, id ASC LIMIT 10')
+        .all(Buffer.from('x')) as { detail: string }[];
+      expect(plan.map((row) => row.detail).join('\n')).toContain('tasks_by_owner');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('upgrades a version 2 file: its tasks have no owner, so only reads that name none see them', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE tasks (id BLOB PRIMARY KEY, context_id BLOB NOT NULL, state TEXT NOT NULL,
+      status_timestamp BLOB NOT NULL, created_at TEXT NOT NULL, json TEXT NOT NULL);
+      CREATE TABLE push_configs (task_id BLOB NOT NULL, id BLOB NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, id));
+      CREATE TABLE push_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, task_id BLOB NOT NULL, config_id BLOB NOT NULL,
+        body TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0);`);
+    const key = (text: string) => Buffer.from(text, 'utf16le').swap16();
+    const task = makeTask({ state: 'completed' });
+    db.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?)').run(key(task.id), key(task.contextId), 'completed', key(task.status.timestamp), task.status.timestamp, JSON.stringify(task));
+    db.pragma('user_version = 2');
+    db.close();
+
+    const store = await stores.open(path);
+    expect(await store.get('t-1')).toEqual(task);
+    expect(await store.get('t-1', 'ALICE_TOKEN')).toBeUndefined();
+    expect((await store.list({ owner: 'ALICE_TOKEN' })).totalSize).toBe(0);
+    await store.save(makeTask({ id: 'new' }), 'ALICE_TOKEN');
+    expect((await store.list({ owner: 'ALICE_TOKEN' })).tasks.map((t) => t.id)).toEqual(['new']);
+  });
+});
+
 describe('openSqliteTaskStore refuses', () => {
   it('a folder, by name', async () => {
     const home = tempHome('sqlite');
@@ -230,7 +291,7 @@ describe('openSqliteTaskStore refuses', () => {
     db.close();
     await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
       code: 'LEDGER_CORRUPT',
-      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (2)'),
+      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (3)'),
     });
   });
 

@@ -79,6 +79,11 @@ const MIGRATIONS: readonly string[] = [
      attempts INTEGER NOT NULL DEFAULT 0
    );
    CREATE INDEX push_outbox_by_config ON push_outbox (task_id, config_id);`,
+  // The principal that made a task (see TaskStore): a credential's name, never the credential,
+  // as UTF-16BE bytes like the other keys. NULL for a task made without auth or before this
+  // column existed: with auth on, no principal sees it. Set by the insert; updates keep it.
+  `ALTER TABLE tasks ADD COLUMN owner BLOB;
+   CREATE INDEX tasks_by_owner ON tasks (owner, status_timestamp DESC, id);`,
 ];
 
 const TERMINAL_STATES = ([INITIAL_STATE, ...WIRE_STATES] as readonly TaskState[]).filter(isTerminal);
@@ -122,6 +127,7 @@ export async function openSqliteTaskStore(path: string, options: SqliteTaskStore
 export class SqliteTaskStore implements TaskStore, PushStore {
   private readonly upsert: Statement;
   private readonly selectOne: Statement;
+  private readonly selectOwned: Statement;
   private readonly selectUnfinished: Statement;
   private readonly push: Record<
     'saveConfig' | 'getConfig' | 'listConfigs' | 'deleteConfig' | 'deleteDeliveries' | 'addDelivery' | 'pending' | 'attempt' | 'remove',
@@ -142,12 +148,13 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   ) {
     this.upsert = db.prepare(
       // Positional parameters (see `Row`): binding them is cheaper than binding by name.
-      `INSERT INTO tasks (id, context_id, state, status_timestamp, json, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO tasks (id, context_id, state, status_timestamp, json, owner, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
          status_timestamp = excluded.status_timestamp, json = excluded.json`,
     );
     this.selectOne = db.prepare('SELECT json FROM tasks WHERE id = ?').pluck();
+    this.selectOwned = db.prepare('SELECT json FROM tasks WHERE id = ? AND owner = ?').pluck();
     this.selectUnfinished = db
       // By id: the order newestFirst gives them once they all share the recovery timestamp.
       .prepare(`SELECT json FROM tasks WHERE state NOT IN (${TERMINAL_STATES.map(() => '?').join(', ')}) ORDER BY id`)
@@ -193,8 +200,10 @@ export class SqliteTaskStore implements TaskStore, PushStore {
    * together in one transaction (a group commit), and each promise settles after that commit.
    * A busy server thus pays one commit per batch instead of one per change.
    */
-  save(task: Task): Promise<void> {
-    this.pending.set(task.id, rowOf(task));
+  save(task: Task, owner?: string): Promise<void> {
+    // A task saved twice in one turn is written once, with the owner of its first save.
+    const earlier = this.pending.get(task.id);
+    this.pending.set(task.id, rowOf(task, earlier === undefined ? ownerKey(owner) : earlier[5]));
     this.committing ??= new Promise<void>((resolve, reject) => {
       setImmediate(() => {
         const rows = [...this.pending.values()];
@@ -213,9 +222,11 @@ export class SqliteTaskStore implements TaskStore, PushStore {
     return this.committing;
   }
 
-  async get(id: string): Promise<Task | undefined> {
+  async get(id: string, owner?: string): Promise<Task | undefined> {
     await this.settled();
-    const json = this.guard('read a task', () => this.selectOne.get(key(id)) as string | undefined);
+    const json = this.guard('read a task', () =>
+      (owner === undefined ? this.selectOne.get(key(id)) : this.selectOwned.get(key(id), key(owner))) as string | undefined,
+    );
     return json === undefined ? undefined : (JSON.parse(json) as Task);
   }
 
@@ -225,6 +236,7 @@ export class SqliteTaskStore implements TaskStore, PushStore {
     const size = pageSizeOf(query.pageSize);
     const after = query.pageToken ? decodeCursor(query.pageToken) : undefined;
     const params: Record<string, unknown> = { limit: size + 1 };
+    if (query.owner !== undefined) params.owner = key(query.owner);
     if (query.contextId) params.contextId = key(query.contextId);
     if (query.state) params.state = query.state;
     if (query.updatedAfter) params.updatedAfter = key(query.updatedAfter);
@@ -247,6 +259,7 @@ export class SqliteTaskStore implements TaskStore, PushStore {
         .transaction(() => {
           const unfinished = this.selectUnfinished.all(...TERMINAL_STATES) as string[];
           const failed = unfinished.map((json) => failInterrupted(JSON.parse(json) as Task, reason, timestamp));
+          // The rows exist: the upsert keeps their owners.
           for (const task of failed) this.write(task, timestamp);
           return failed;
         })
@@ -322,8 +335,7 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   }
 
   private write(task: Task, createdAt: string): void {
-    const [id, contextId, state, timestamp, json] = rowOf(task);
-    this.upsert.run(id, contextId, state, timestamp, json, createdAt);
+    this.upsert.run(...rowOf(task, null), createdAt);
   }
 
   /** Saves queued in this turn, keyed by id: a task saved twice keeps only its newest row. */
@@ -338,13 +350,14 @@ export class SqliteTaskStore implements TaskStore, PushStore {
 
   private writeAll(rows: Row[], createdAt: string): void {
     this.writeAllRows ??= this.db.transaction((batch: Row[], at: string) => {
-      for (const [id, contextId, state, timestamp, json] of batch) this.upsert.run(id, contextId, state, timestamp, json, at);
+      for (const row of batch) this.upsert.run(...row, at);
     });
     this.writeAllRows(rows, createdAt);
   }
 
   private listStatements(query: TaskQuery): { count: Statement; rows: Statement } {
     const where: string[] = [];
+    if (query.owner !== undefined) where.push('owner = @owner');
     if (query.contextId) where.push('context_id = @contextId');
     if (query.state) where.push('state = @state');
     if (query.updatedAfter) where.push('status_timestamp >= @updatedAfter');
@@ -376,12 +389,16 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   }
 }
 
-/** A task row but for created_at: id, context_id, state, status_timestamp, json. */
-type Row = [Buffer, Buffer, TaskState, Buffer, string];
+/** A task row but for created_at: id, context_id, state, status_timestamp, json, owner. */
+type Row = [Buffer, Buffer, TaskState, Buffer, string, Buffer | null];
 
 /** The task's row, its JSON a snapshot taken now. */
-function rowOf(task: Task): Row {
-  return [key(task.id), key(task.contextId), task.status.state, key(task.status.timestamp), JSON.stringify(task)];
+function rowOf(task: Task, owner: Buffer | null): Row {
+  return [key(task.id), key(task.contextId), task.status.state, key(task.status.timestamp), JSON.stringify(task), owner];
+}
+
+function ownerKey(owner: string | undefined): Buffer | null {
+  return owner === undefined ? null : key(owner);
 }
 
 /**

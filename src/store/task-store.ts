@@ -10,6 +10,8 @@ import { cloneTask, type Task, type TaskMessage } from '../runtime/task-model.js
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
 
 export interface TaskQuery {
+  /** Only the tasks of this owner (see `TaskStore.save`); every task when left out. */
+  owner?: string;
   contextId?: string;
   state?: TaskState;
   /** Only tasks whose status changed at or after this ISO time. */
@@ -27,14 +29,23 @@ export interface TaskPage {
   totalSize: number;
 }
 
-/** Every implementation returns copies: changing a returned task never changes the store. */
+/**
+ * Every implementation returns copies: changing a returned task never changes the store.
+ *
+ * A task may have an owner: the principal that made it (with `serve`, the name of the
+ * environment variable whose token the client presented; never a credential). It is kept beside
+ * the task, not in it, so it never reaches the wire. Reads that name an owner see only that
+ * owner's tasks; reads that name none see every task.
+ */
 export interface TaskStore {
   /**
    * Saves a task, new or changed. The store takes its snapshot during the call, before the
-   * returned promise settles, so the caller may change the task right afterwards.
+   * returned promise settles, so the caller may change the task right afterwards. `owner` is
+   * recorded when the task is first saved; later saves keep it, whatever they pass.
    */
-  save(task: Task): Promise<void>;
-  get(id: string): Promise<Task | undefined>;
+  save(task: Task, owner?: string): Promise<void>;
+  /** The task, or undefined when there is none, or when `owner` is given and is not its owner. */
+  get(id: string, owner?: string): Promise<Task | undefined>;
   /** Newest status first, paged by an opaque cursor. */
   list(query?: TaskQuery): Promise<TaskPage>;
   /**
@@ -57,6 +68,7 @@ export const MAX_PAGE_SIZE = 100;
 /** What lists filter and sort tasks on. */
 interface Listed {
   id: string;
+  owner: string | undefined;
   contextId: string;
   status: { state: TaskState; timestamp: string };
 }
@@ -70,8 +82,8 @@ interface Saved extends Listed {
   json: string;
 }
 
-function saved(task: Task): Saved {
-  return { id: task.id, contextId: task.contextId, status: { state: task.status.state, timestamp: task.status.timestamp }, json: JSON.stringify(task) };
+function saved(task: Task, owner: string | undefined): Saved {
+  return { id: task.id, owner, contextId: task.contextId, status: { state: task.status.state, timestamp: task.status.timestamp }, json: JSON.stringify(task) };
 }
 
 function taskOf(entry: Saved): Task {
@@ -91,13 +103,14 @@ export class MemoryTaskStore implements TaskStore, PushStore {
     this.now = options.now ?? (() => new Date());
   }
 
-  async save(task: Task): Promise<void> {
-    this.tasks.set(task.id, saved(task));
+  async save(task: Task, owner?: string): Promise<void> {
+    const before = this.tasks.get(task.id);
+    this.tasks.set(task.id, saved(task, before === undefined ? owner : before.owner));
   }
 
-  async get(id: string): Promise<Task | undefined> {
+  async get(id: string, owner?: string): Promise<Task | undefined> {
     const entry = this.tasks.get(id);
-    return entry === undefined ? undefined : taskOf(entry);
+    return entry === undefined || (owner !== undefined && entry.owner !== owner) ? undefined : taskOf(entry);
   }
 
   async list(query: TaskQuery = {}): Promise<TaskPage> {
@@ -109,10 +122,10 @@ export class MemoryTaskStore implements TaskStore, PushStore {
     const timestamp = this.now().toISOString();
     const failed = [...this.tasks.values()]
       .filter((t) => !isTerminal(t.status.state))
-      .map((t) => failInterrupted(taskOf(t), reason, timestamp))
-      .sort(newestFirst);
-    for (const task of failed) this.tasks.set(task.id, saved(task));
-    return failed;
+      .map((t) => ({ task: failInterrupted(taskOf(t), reason, timestamp), owner: t.owner }))
+      .sort((a, b) => newestFirst(a.task, b.task));
+    for (const { task, owner } of failed) this.tasks.set(task.id, saved(task, owner));
+    return failed.map(({ task }) => task);
   }
 
   async savePushConfig(config: PushConfig): Promise<void> {
@@ -187,6 +200,7 @@ export function failInterrupted(task: Task, reason: string, timestamp: string): 
 }
 
 function matches(task: Listed, query: TaskQuery): boolean {
+  if (query.owner !== undefined && task.owner !== query.owner) return false;
   if (query.contextId && task.contextId !== query.contextId) return false;
   if (query.state && task.status.state !== query.state) return false;
   if (query.updatedAfter && task.status.timestamp < query.updatedAfter) return false;

@@ -170,6 +170,92 @@ describe('a2a-lite serve with auth', () => {
   });
 });
 
+describe('a2a-lite serve with several clients', () => {
+  const ALICE = ['alice', '-token-', 'Q9w8E7r6T5y4'].join('');
+  const BOB = ['bob', '-key-', 'Z1x2C3v4B5n6'].join('');
+
+  /** Starts serve with Alice's bearer token and Bob's API key; all its output is kept. */
+  async function startGuarded(home: string): Promise<{ child: ChildProcess; jsonrpc: string; output: () => string }> {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--home', home, '--port', '0', '--exec', 'read -r header; cat > /dev/null; echo ok', '--json', '--auth-bearer-env', 'A2A_ALICE', '--auth-api-key-env', 'A2A_BOB'],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, A2A_ALICE: ALICE, A2A_BOB: BOB } },
+    );
+    running.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
+    for (let waited = 0; !output.includes('\n') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    return { child, jsonrpc: (JSON.parse(output.split('\n')[0] as string) as { jsonrpc: string }).jsonrpc, output: () => output };
+  }
+
+  const call = (url: string, headers: Record<string, string>, method: string, params: unknown) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    }).then((r) => r.json() as Promise<{ result?: { task?: { id: string }; id?: string; totalSize?: number }; error?: { code: number; message: string } }>);
+  const asAlice = { authorization: `Bearer ${ALICE}` };
+  const asBob = { 'x-api-key': BOB };
+
+  it('keeps each task its maker’s across a restart, and writes no token anywhere', async () => {
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const home = tempHome();
+    cli(['card', 'init', '--id', 'jiajia', '--name', '佳佳'], { home });
+    const first = await startGuarded(home);
+    const sent = await call(first.jsonrpc, asAlice, 'SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+    const id = sent.result?.task?.id as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await call(first.jsonrpc, asBob, 'GetTask', { id })).error).toEqual({ code: -32001, message: `no task "${id}"`, data: expect.any(Array) });
+    first.child.kill('SIGTERM');
+    await once(first.child, 'exit');
+
+    const second = await startGuarded(home);
+    expect((await call(second.jsonrpc, asAlice, 'GetTask', { id })).result?.id).toBe(id);
+    expect((await call(second.jsonrpc, asBob, 'GetTask', { id })).error?.code).toBe(-32001);
+    expect((await call(second.jsonrpc, asBob, 'CancelTask', { id })).error?.code).toBe(-32001);
+    expect((await call(second.jsonrpc, asBob, 'ListTasks', {})).result?.totalSize).toBe(0);
+    expect((await call(second.jsonrpc, asAlice, 'ListTasks', {})).result?.totalSize).toBe(1);
+    second.child.kill('SIGTERM');
+    await once(second.child, 'exit');
+
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else files.push(path);
+      }
+    };
+    walk(home);
+    expect(files.some((f) => f.endsWith('a2a-lite.db'))).toBe(true);
+    for (const file of files) {
+      const bytes = readFileSync(file);
+      for (const token of [ALICE, BOB]) {
+        expect(bytes.includes(token), file).toBe(false);
+        expect(bytes.includes(Buffer.from(token, 'utf16le').swap16()), file).toBe(false);
+      }
+    }
+    for (const token of [ALICE, BOB]) expect(first.output() + second.output()).not.toContain(token);
+  });
+
+  it('refuses a variable holding several tokens, and two variables holding one, naming only the variables', () => {
+    const home = tempHome();
+    cli(['card', 'init', '--id', 'a', '--name', 'A'], { home });
+    const listed = cli(['serve', '--home', home, '--exec', 'true', '--auth-bearer-env', 'A2A_BOTH'], { env: { A2A_BOTH: `${ALICE},${BOB}` } });
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain('the environment variable A2A_BOTH holds a comma; each variable holds one token');
+    const shared = cli(['serve', '--home', home, '--exec', 'true', '--auth-bearer-env', 'A2A_ALICE', '--auth-api-key-env', 'A2A_COPY'], { env: { A2A_ALICE: ALICE, A2A_COPY: ALICE } });
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toContain('the environment variables A2A_ALICE and A2A_COPY hold the same token');
+    for (const result of [listed, shared]) {
+      expect(result.stdout + result.stderr).not.toContain(ALICE);
+      expect(result.stdout + result.stderr).not.toContain(BOB);
+    }
+  });
+});
+
 describe('a2a-lite serve on SIGTERM', () => {
   it('sends open streams the final status before closing them', async () => {
     const { child, info } = await startServe(tempHome(), 'sleep 30');

@@ -111,6 +111,52 @@ export function taskStoreContract(name: string, open: () => Promise<TaskStore> |
       expect(await s.recoverInterrupted(reason)).toEqual([]);
     });
 
+    it('shows a task only to its owner when a read names one, and to every read that names none', async () => {
+      const s = await stores.open();
+      await s.save(makeTask({ id: 'a', at: '2026-11-21T08:00:00.000Z' }), 'ALICE_TOKEN');
+      await s.save(makeTask({ id: 'b', at: '2026-11-21T09:00:00.000Z' }), 'BOB_TOKEN');
+      await s.save(makeTask({ id: 'c', at: '2026-11-21T10:00:00.000Z' }));
+      expect(await s.get('a', 'ALICE_TOKEN')).toEqual(makeTask({ id: 'a' }));
+      expect(await s.get('a', 'BOB_TOKEN')).toBeUndefined();
+      expect(await s.get('a')).toEqual(makeTask({ id: 'a' }));
+      expect(await s.get('c', 'ALICE_TOKEN')).toBeUndefined();
+      expect(await s.get('c', '')).toBeUndefined();
+      expect(await s.list({ owner: 'ALICE_TOKEN' })).toEqual({ tasks: [makeTask({ id: 'a' })], nextPageToken: '', totalSize: 1 });
+      expect((await s.list({ owner: 'BOB_TOKEN', contextId: 'c-1', state: 'working' })).tasks.map((t) => t.id)).toEqual(['b']);
+      expect(await s.list({ owner: 'CAROL_TOKEN' })).toEqual({ tasks: [], nextPageToken: '', totalSize: 0 });
+      expect((await s.list()).tasks.map((t) => t.id)).toEqual(['c', 'b', 'a']);
+    });
+
+    it('keeps the owner of a task’s first save, whatever later saves pass', async () => {
+      const s = await stores.open();
+      await s.save(makeTask(), 'ALICE_TOKEN');
+      await s.save(makeTask({ state: 'completed' }));
+      await s.save(makeTask({ state: 'completed' }), 'BOB_TOKEN');
+      expect((await s.get('t-1', 'ALICE_TOKEN'))?.status.state).toBe('completed');
+      expect(await s.get('t-1', 'BOB_TOKEN')).toBeUndefined();
+    });
+
+    it('keeps owners through recovery', async () => {
+      const s = await stores.open();
+      await s.save(makeTask({ id: 'mine' }), 'ALICE_TOKEN');
+      await s.save(makeTask({ id: 'theirs' }), 'BOB_TOKEN');
+      await s.recoverInterrupted('restarted');
+      expect((await s.get('mine', 'ALICE_TOKEN'))?.status.state).toBe('failed');
+      expect(await s.get('mine', 'BOB_TOKEN')).toBeUndefined();
+      expect((await s.list({ owner: 'BOB_TOKEN', state: 'failed' })).tasks.map((t) => t.id)).toEqual(['theirs']);
+    });
+
+    it('pages through one owner’s tasks only, counting only those', async () => {
+      const s = await stores.open();
+      for (let i = 0; i < 7; i += 1) await s.save(makeTask({ id: `t${i}`, at: `2026-11-21T08:0${i}:00.000Z` }), i % 2 === 0 ? 'ALICE_TOKEN' : 'BOB_TOKEN');
+      const first = await s.list({ owner: 'ALICE_TOKEN', pageSize: 3 });
+      expect(first.tasks.map((t) => t.id)).toEqual(['t6', 't4', 't2']);
+      expect(first.totalSize).toBe(4);
+      const second = await s.list({ owner: 'ALICE_TOKEN', pageSize: 3, pageToken: first.nextPageToken });
+      expect(second).toMatchObject({ nextPageToken: '', totalSize: 4 });
+      expect(second.tasks.map((t) => t.id)).toEqual(['t0']);
+    });
+
     it.each([[0.5], [-1], [101]])('refuses pageSize %s', async (pageSize) => {
       await expect((await stores.open()).list({ pageSize })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     });

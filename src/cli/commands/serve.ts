@@ -3,7 +3,7 @@
 // (or memory); SIGTERM or Ctrl-C stops it cleanly.
 
 import { join } from 'node:path';
-import type { AuthOptions } from '../../a2a/auth.js';
+import type { AuthOptions, Credential } from '../../a2a/auth.js';
 import { createA2AHandler } from '../../a2a/handler.js';
 import { JSONRPC_PATH } from '../../a2a/agent-card.js';
 import type { LiteCard } from '../../card/types.js';
@@ -41,10 +41,13 @@ options:
   --push                  send push notifications: clients may register webhooks, which get
                           every update of their task, retried for about a minute. Off unless
                           given, since it has the server make requests to URLs clients choose.
-  --auth-bearer-env NAME  require "Authorization: Bearer <token>"; the accepted tokens are in the
-                          environment variable NAME (several: separated by commas)
-  --auth-api-key-env NAME require an API key from the environment variable NAME, sent in the
-                          header --api-key-header (default X-API-Key); the card stays public
+  --auth-bearer-env NAME  require "Authorization: Bearer <token>", the token being the value of
+                          the environment variable NAME; repeat it for each client
+  --auth-api-key-env NAME require an API key, the value of the environment variable NAME, sent
+                          in the header --api-key-header (default X-API-Key); repeatable
+                          Each variable holds one token and stands for one client, named by
+                          the variable's name: a client sees, cancels and follows only the
+                          tasks it made; anyone else's are "not found". The card stays public.
   --allow-private-webhooks  with --push, allow webhooks on loopback, private and link-local
                           addresses (refused by default, against SSRF)
 
@@ -62,8 +65,8 @@ example:
       'max-body': { type: 'string' },
       push: { type: 'boolean' },
       'allow-private-webhooks': { type: 'boolean' },
-      'auth-bearer-env': { type: 'string' },
-      'auth-api-key-env': { type: 'string' },
+      'auth-bearer-env': { type: 'string', multiple: true },
+      'auth-api-key-env': { type: 'string', multiple: true },
       'api-key-header': { type: 'string' },
     });
     atMost('serve', positionals, 0);
@@ -75,14 +78,14 @@ example:
     if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
 
+    const auth = authFrom(values, context);
     const card = values.card === undefined ? loadOwnCard(values, context) : await cardFrom(values.card, context);
     const { home, paths } = openStores(values, context);
     const store = await openStore(storeKind, paths.database);
     // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
     const recovered = await store.recoverInterrupted('the server stopped before this task ended');
-    const auth = authFrom(values, context);
     // The program must not see the tokens that guard the server: it could print them back.
-    const hiddenEnv = [values['auth-bearer-env'], values['auth-api-key-env']].filter((name): name is string => name !== undefined);
+    const hiddenEnv = [...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? [])];
     const agent = createAgent({
       card,
       store,
@@ -158,16 +161,33 @@ async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskS
   return openSqliteTaskStore(path);
 }
 
-/** Credentials named by environment variable; the values themselves are never printed. */
-function authFrom(values: { 'auth-bearer-env'?: string; 'auth-api-key-env'?: string; 'api-key-header'?: string }, context: Context): AuthOptions {
-  const secrets = (name: string): string[] => {
-    const list = (context.env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    if (list.length === 0) throw new LiteError('USAGE', `serve: the environment variable ${name} is empty or not set`);
-    return list;
+/**
+ * Credentials named by environment variable, one token each; the principal of a credential is
+ * the variable's name, which is stable across restarts and not secret. The values themselves
+ * are never printed.
+ */
+function authFrom(values: { 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: string[]; 'api-key-header'?: string }, context: Context): AuthOptions {
+  const holders = new Map<string, string>();
+  const credentials = (names: string[] | undefined): Credential[] | undefined => {
+    if (names === undefined || names.length === 0) return undefined;
+    return [...new Set(names)].map((name) => {
+      const secret = (context.env[name] ?? '').trim();
+      if (secret === '') throw new LiteError('USAGE', `serve: the environment variable ${name} is empty or not set`);
+      if (secret.includes(',')) {
+        throw new LiteError('USAGE', `serve: the environment variable ${name} holds a comma; each variable holds one token, so give each client a variable of its own and repeat the option`);
+      }
+      // Two clients with one token could not be told apart: whose tasks would they be?
+      const holder = holders.get(secret);
+      if (holder !== undefined && holder !== name) throw new LiteError('USAGE', `serve: the environment variables ${holder} and ${name} hold the same token; give each client its own`);
+      holders.set(secret, name);
+      return { principal: name, secret };
+    });
   };
   const auth: AuthOptions = {};
-  if (values['auth-bearer-env']) auth.bearerTokens = secrets(values['auth-bearer-env']);
-  if (values['auth-api-key-env']) auth.apiKeys = secrets(values['auth-api-key-env']);
+  const bearer = credentials(values['auth-bearer-env']);
+  const keys = credentials(values['auth-api-key-env']);
+  if (bearer) auth.bearerTokens = bearer;
+  if (keys) auth.apiKeys = keys;
   if (values['api-key-header']) {
     if (!values['auth-api-key-env']) throw new LiteError('USAGE', 'serve: --api-key-header needs --auth-api-key-env');
     if (!/^[A-Za-z0-9-]{1,64}$/.test(values['api-key-header'])) throw new LiteError('USAGE', 'serve: --api-key-header is a header name');
