@@ -92,9 +92,11 @@ async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContex
     return rpcResponse(null, failure(early, new LiteError('INVALID_REQUEST', 'a JSON-RPC request is an object')));
   }
   const { jsonrpc, method, params, id: rawId } = envelope as Record<string, unknown>;
-  const id: Id = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId)) ? rawId : null;
+  // A number id is echoed as the number JSON.parse read, which past 2^53 (or in a fraction)
+  // may differ from the digits sent: the client could not match the answer to its request.
+  const id: Id = typeof rawId === 'string' || Number.isSafeInteger(rawId) ? (rawId as string | number) : null;
   if (rawId !== undefined && rawId !== null && id === null) {
-    return rpcResponse(null, failure(early, new LiteError('INVALID_REQUEST', 'id must be a string, a number or null')));
+    return rpcResponse(null, failure(early, new LiteError('INVALID_REQUEST', 'id must be a string, a whole number from -(2^53 - 1) to 2^53 - 1, or null')));
   }
   if (jsonrpc !== '2.0') return rpcResponse(id, failure(early, new LiteError('INVALID_REQUEST', 'jsonrpc must be "2.0"')));
   if (typeof method !== 'string' || method === '') return rpcResponse(id, failure(early, new LiteError('INVALID_REQUEST', 'method must be a non-empty string')));

@@ -258,7 +258,8 @@ export function taskFromV03(value: unknown, path = 'task'): Task {
 
 function statusFromV03(value: unknown, path: string): TaskStatus {
   const object = asObject(value, path);
-  const state = typeof object.state === 'string' ? STATE_FROM_V03[object.state] : undefined;
+  // Own keys only, so that `__proto__` or `constructor` are not taken for states.
+  const state = typeof object.state === 'string' && Object.hasOwn(STATE_FROM_V03, object.state) ? STATE_FROM_V03[object.state] : undefined;
   if (state === undefined) throw invalid(`${path}.state ${JSON.stringify(object.state)} is not a 0.3 task state`);
   const status: TaskStatus = { state, timestamp: optionalString(object, `${path}.timestamp`, 'timestamp') ?? '' };
   if (object.message !== undefined && object.message !== null) status.message = messageFromV03(object.message, `${path}.message`);

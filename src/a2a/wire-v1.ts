@@ -36,9 +36,12 @@ export function stateToV1(state: TaskState): string {
   return STATE_TO_V1[state];
 }
 
-/** Reads a 1.0 state name; undefined for TASK_STATE_UNSPECIFIED and unknown names. */
+/**
+ * Reads a 1.0 state name; undefined for TASK_STATE_UNSPECIFIED and unknown names. Own keys only,
+ * so that `__proto__` or `constructor` are not taken for states.
+ */
 export function stateFromV1(value: unknown): TaskState | undefined {
-  return typeof value === 'string' ? STATE_FROM_V1[value] : undefined;
+  return typeof value === 'string' && Object.hasOwn(STATE_FROM_V1, value) ? STATE_FROM_V1[value] : undefined;
 }
 
 /** A task as 1.0 JSON; `historyLength` keeps only the newest messages (0: none). */
