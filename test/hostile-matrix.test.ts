@@ -603,8 +603,9 @@ describe('file names from a client', () => {
     ['.bashrc', 'bashrc'],
     ['invoice\u202Egpj.exe', 'invoicegpj.exe'],
     ['zero\u200Bwidth\uFEFF.txt', 'zerowidth.txt'],
-    ['a\uFF0Fb.txt', 'a\uFF0Fb.txt'],
-    ['\uFF0E\uFF0E\uFF0Fescape.txt', '\uFF0E\uFF0E\uFF0Fescape.txt'],
+    // Full-width slashes and dots are read as what they stand for (NFKC), then as a path.
+    ['a\uFF0Fb.txt', 'b.txt'],
+    ['\uFF0E\uFF0E\uFF0Fescape.txt', 'escape.txt'],
     ['..\u2215..\u2215escape.txt', '\u2215..\u2215escape.txt'],
     ['e\u0301t\u00E9.txt', '\u00E9t\u00E9.txt'],
     ['line\nbreak.txt', 'linebreak.txt'],

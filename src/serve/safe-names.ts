@@ -19,7 +19,9 @@ const MAX_NAME = 200;
  * safeFileName('CON.txt')           // '_CON.txt'
  */
 export function safeFileName(name: string): string {
-  let safe = name.normalize('NFC').replace(INVISIBLE, '');
+  // NFKC first: full-width dots and slashes, and their look-alikes, become the characters they
+  // stand for, so that no later conversion can turn a name into a path.
+  let safe = name.normalize('NFKC').replace(INVISIBLE, '');
   safe = basename(safe.replace(/\\/g, '/'));
   safe = safe.replace(/[<>:"|?*]/g, '_').replace(/^[.\s]+|[.\s]+$/g, '');
   if (safe === '') safe = 'file';
