@@ -1,5 +1,5 @@
 // The a2a-lite library: the A2A-Lite grammar and cards, the stores, the agent runtime, and the
-// A2A server pieces. `a2a-lite/protocol` and `a2a-lite/card` are the small pure subsets.
+// A2A server and client pieces. `a2a-lite/protocol` and `a2a-lite/card` are the small pure subsets.
 
 export * from './protocol/index.js';
 export * from './card/index.js';
@@ -16,6 +16,7 @@ export {
   type ResultFile,
   type SendOptions,
   type StatusOptions,
+  type TaskAccess,
 } from './runtime/agent.js';
 export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './runtime/task-model.js';
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from './store/task-store.js';
@@ -23,8 +24,14 @@ export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from '
 export { createA2AHandler, type A2AHandlerOptions } from './a2a/handler.js';
 export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/http.js';
 export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION } from './a2a/agent-card.js';
-export type { AuthOptions } from './a2a/auth.js';
+export type { AuthOptions, Credential as ServerCredential } from './a2a/auth.js';
 export { listen, nodeListener, type Listening } from './serve/node-http.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 export { execHandler, type ExecOptions } from './serve/exec-handler.js';
 export { safeFileName } from './serve/safe-names.js';
+
+export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';
+export { readRemoteCard, toLiteCard, type RemoteCard, type RemoteAccess, type RemoteInterface, type Binding, type WireVersion } from './client/remote-card.js';
+export { openTransport, type Transport, type TransportOptions, type SendResult, type Credential } from './client/transport.js';
+export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
+export { SseParser, readSse, type SseEvent } from './client/sse.js';
