@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,22 @@ function agentFor(command: string, options: Partial<ExecOptions> = {}) {
   const workRoot = join(tempHome('exec'), 'work');
   const agent = createAgent({ card: jiajiaCard(), onTask: execHandler({ command, workRoot, graceMs: 300, ...options }) });
   return { agent, workRoot };
+}
+
+const hasSetsid = spawnSync('sh', ['-c', 'command -v setsid'], { stdio: 'ignore' }).status === 0;
+
+/** Whether a process runs; a zombie (ended, not yet reaped by the init it was handed to) does not. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
 }
 
 const reasonOf = (task: { status: { message?: TaskMessage } }) => {
@@ -109,9 +126,12 @@ describe('serve --exec', () => {
   });
 
   it.each([
-    ['hangs', 'sleep 30', { timeoutMs: 300 }, 'the program ran longer than 0 s'],
+    ['hangs', 'sleep 30', { timeoutMs: 300 }, 'the program ran longer than 0.3 s'],
+    ['hangs and ignores SIGTERM', 'trap "" TERM; while :; do sleep 0.05; done', { timeoutMs: 300 }, 'the program ran longer than 0.3 s'],
+    ['floods stdout and ignores SIGTERM', 'trap "" TERM; yes', { maxOutputBytes: 100_000 }, 'the program printed more than 100000 bytes'],
     ['floods stdout', 'yes | head -c 3000000', { maxOutputBytes: 100_000 }, 'the program printed more than 100000 bytes'],
     ['exits mid-message', 'printf "[A2A:result task=$A2A_TASK_ID state=compl"; exit 1', {}, 'the program failed: exit code 1'],
+    ['is killed mid-message', 'printf "[A2A:result task=$A2A_TASK_ID state=compl"; kill -KILL $$', {}, 'the program failed: killed by SIGKILL'],
     ['names a file outside its folder', 'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n[附件: ../../etc/passwd]\\n"', {}, 'lies outside the task folder'],
     ['names an absolute path', 'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n[附件: /etc/passwd]\\n"', {}, 'lies outside the task folder'],
     ['names a link that leads out', 'ln -s /etc/passwd out.txt; printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n[附件: out.txt]\\n"', {}, 'lies outside the task folder'],
@@ -121,6 +141,62 @@ describe('serve --exec', () => {
     const task = await agent.send(message('x'));
     expect(task.status.state).toBe('failed');
     expect(reasonOf(task)).toContain(reason);
+  });
+
+  describe('a program that leaves a process holding its output', () => {
+    const leaving = (how: string) => `${how} sh -c 'echo $$ > left; exec sleep 30' & printf "[A2A:result task=$A2A_TASK_ID state=completed]\\ndone\\n"`;
+    const pidLeft = (workRoot: string, taskId: string) => Number(readFileSync(join(workRoot, taskId, 'left'), 'utf8'));
+    const end = (pid: number): void => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    };
+
+    it('ends the task when the program exits, and stops what it left in its group', async () => {
+      const { agent, workRoot } = agentFor(leaving(''));
+      const started = Date.now();
+      const task = await agent.send(message('x'));
+      const left = pidLeft(workRoot, task.id);
+      try {
+        expect(task.status.state).toBe('completed');
+        expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: 'done' }]);
+        // Far less than the 30 s the process left behind holds the pipe.
+        expect(Date.now() - started).toBeLessThan(3_000);
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        expect(isRunning(left)).toBe(false);
+      } finally {
+        end(left);
+      }
+    });
+
+    it.skipIf(!hasSetsid)('ends the task when the program exits, though what it left escaped the group with setsid', async () => {
+      const { agent, workRoot } = agentFor(leaving('setsid'));
+      const started = Date.now();
+      const task = await agent.send(message('x'));
+      try {
+        expect(task.status.state).toBe('completed');
+        expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: 'done' }]);
+        expect(Date.now() - started).toBeLessThan(3_000);
+      } finally {
+        // No signal to the group reaches a process in a session of its own.
+        end(pidLeft(workRoot, task.id));
+      }
+    });
+
+    it.skipIf(!hasSetsid)('fails the task at the time limit though what the program left escaped the group', async () => {
+      const { agent, workRoot } = agentFor(`setsid sh -c 'echo $$ > left; exec sleep 30' & sleep 30`, { timeoutMs: 300 });
+      const started = Date.now();
+      const task = await agent.send(message('x'));
+      try {
+        expect(task.status.state).toBe('failed');
+        expect(reasonOf(task)).toBe('the program ran longer than 0.3 s');
+        expect(Date.now() - started).toBeLessThan(3_000);
+      } finally {
+        end(pidLeft(workRoot, task.id));
+      }
+    });
   });
 
   it('saves files from peers under safe names inside the task folder', async () => {

@@ -4,18 +4,20 @@
 //
 //   [A2A:status … state=working progress=50%]   → a status update (any number)
 //   [A2A:status … state=input-required]          → a question; the next turn gets the answer
+//                        (auth-required the same)
 //   [A2A:result … state=completed] + [附件: f]   → the result, with files from the task folder
 //   plain text, exit 0                           → the result text
 //   exit ≠ 0                                     → failed, with the end of stderr
 //
-// Cancel sends SIGTERM, then SIGKILL after a grace period; so do the time and output limits.
+// Cancel sends SIGTERM, then SIGKILL after a grace period; so do the time and output limits,
+// and the program's exit to whatever it left running with its output still open.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { format } from '../protocol/format.js';
 import { parseAll } from '../protocol/parse.js';
-import { isTerminal, isWireState } from '../protocol/states.js';
+import { isInterrupted, isTerminal, isWireState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
 import type { IncomingTask, ResultFile, TaskContext } from '../runtime/agent.js';
@@ -45,6 +47,8 @@ function withoutNames(env: NodeJS.ProcessEnv, hidden: readonly string[]): NodeJS
 }
 
 const STDERR_TAIL = 2000;
+/** How long output may keep coming once the program has exited; then its pipes are closed. */
+const DRAIN_MS = 500;
 /** Quiet time after a whole line before pending status messages count as complete. */
 const IDLE_MS = 150;
 /** Where a new message starts: a header at the start of a line. */
@@ -69,7 +73,8 @@ export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: Tas
   };
 }
 
-type Outcome =
+/** How a turn ended: with a question for the requester, or with the end of the task. */
+export type Outcome =
   | { kind: 'ask'; question: string }
   | { kind: 'end'; state: 'completed' | 'failed' | 'rejected' | 'cancelled'; text: string; attachments: string[] };
 
@@ -112,16 +117,39 @@ async function runTurn(options: ExecOptions, folder: string, task: IncomingTask,
   });
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_TAIL)));
-  const timer = setTimeout(() => stop(`the program ran longer than ${Math.round((options.timeoutMs ?? 600_000) / 1000)} s`), options.timeoutMs ?? 600_000);
+  const timeoutMs = options.timeoutMs ?? 600_000;
+  const timer = setTimeout(() => stop(`the program ran longer than ${seconds(timeoutMs)} s`), timeoutMs);
   const onAbort = (): void => stop('cancelled');
   ctx.signal.addEventListener('abort', onAbort, { once: true });
 
-  const code = await new Promise<number | null>((resolve) => {
+  const { code, killedBy } = await new Promise<{ code: number | null; killedBy: NodeJS.Signals | null }>((resolve) => {
+    let drain: NodeJS.Timeout | undefined;
+    let closed = false;
     child.on('error', (error) => {
       stderr += error.message;
-      resolve(127);
+      resolve({ code: 127, killedBy: null });
     });
-    child.on('close', (exit) => resolve(exit));
+    // What the program printed before it exited is read before 'close'. A pipe still open
+    // after that is held by a process it left behind (`cmd &`, or one that escaped the group
+    // with setsid): the turn ends anyway, and the group goes the way a stopped program does.
+    child.on('exit', (exit, how) => {
+      drain = setTimeout(() => {
+        // After one more poll for I/O, so that a busy event loop reads what is waiting first.
+        setImmediate(() => {
+          if (closed) return;
+          signal('SIGTERM');
+          setTimeout(() => signal('SIGKILL'), options.graceMs ?? 5000).unref();
+          child.stdout.destroy();
+          child.stderr.destroy();
+          resolve({ code: exit, killedBy: how });
+        });
+      }, DRAIN_MS);
+    });
+    child.on('close', (exit, how) => {
+      closed = true;
+      clearTimeout(drain);
+      resolve({ code: exit, killedBy: how });
+    });
   });
   clearTimeout(timer);
   ctx.signal.removeEventListener('abort', onAbort);
@@ -129,23 +157,39 @@ async function runTurn(options: ExecOptions, folder: string, task: IncomingTask,
 
   if (stopped === 'cancelled') return { kind: 'end', state: 'cancelled', text: '', attachments: [] };
   if (stopped !== undefined) return { kind: 'end', state: 'failed', text: stopped, attachments: [] };
+  const tail = stderr.trim() || (killedBy === null ? `exit code ${code}` : `killed by ${killedBy}`);
+  return outcomeOf(stdout, code, `the program failed: ${tail}`);
+}
+
+/**
+ * What a turn's whole output says, once the program has ended: the last status or result with
+ * a state decides (input-required or auth-required asks, after a clean exit; a final state ends
+ * the task); else
+ * an exit code other than 0 fails the task with `failure`, and a clean exit completes it with
+ * the plain text printed.
+ */
+export function outcomeOf(stdout: string, code: number | null, failure: string): Outcome {
   const messages = parseAll(stdout);
   const last = [...messages].reverse().find((m) => (m.type === 'result' || m.type === 'status') && m.params.state !== undefined && isWireState(m.params.state));
   const state = last?.params.state;
-  if (last !== undefined && state === 'input-required' && code === 0) return { kind: 'ask', question: last.body };
+  if (last !== undefined && state !== undefined && isWireState(state) && isInterrupted(state) && code === 0) return { kind: 'ask', question: last.body };
   if (last !== undefined && state !== undefined && isWireState(state) && isTerminal(state)) {
     return { kind: 'end', state: state as Extract<Outcome, { kind: 'end' }>['state'], text: last.body || last.params.reason || '', attachments: last.attachments };
   }
-  if (code !== 0) {
-    const tail = stderr.trim() || `exit code ${code}`;
-    return { kind: 'end', state: 'failed', text: `the program failed: ${tail}`, attachments: [] };
-  }
+  if (code !== 0) return { kind: 'end', state: 'failed', text: failure, attachments: [] };
   const plain = messages.filter((m) => m.type === 'plain');
   return { kind: 'end', state: 'completed', text: plain.map((m) => m.body).join('\n\n'), attachments: plain.flatMap((m) => m.attachments) };
 }
 
-async function finish(ctx: TaskContext, folder: string, outcome: Extract<Outcome, { kind: 'end' }>, maxFileBytes: number): Promise<unknown> {
-  if (outcome.state === 'cancelled') return undefined;
+/** `600`, `0.3`: a limit in seconds as a user would write it. */
+function seconds(ms: number): string {
+  return String(Number((ms / 1000).toFixed(3)));
+}
+
+/** Ends the task as the outcome says, with the files it names from the task folder. */
+export async function finish(ctx: TaskContext, folder: string, outcome: Extract<Outcome, { kind: 'end' }>, maxFileBytes: number): Promise<unknown> {
+  // Cancelled by the requester, the task has ended already; a program cannot cancel its own task.
+  if (outcome.state === 'cancelled') return ctx.signal.aborted ? undefined : ctx.fail(outcome.text || 'the program cancelled the task');
   if (outcome.state === 'failed') return ctx.fail(outcome.text || 'the program reported failure');
   if (outcome.state === 'rejected') return ctx.reject(outcome.text || 'the program declined the task');
   let files: ResultFile[];
@@ -171,7 +215,7 @@ function readResultFile(folder: string, name: string, max: number): ResultFile {
  * text is searched for a header and only the unfinished tail is kept, so a program printing line
  * by line costs linear time.
  */
-class StatusReader {
+export class StatusReader {
   private pending = '';
   /** The last few characters offered, where a header split across two chunks begins. */
   private edge = '';
@@ -215,7 +259,9 @@ class StatusReader {
   private apply(text: string): void {
     for (const message of parseAll(text)) {
       const state = message.params.state;
-      if (message.type !== 'status' || state === undefined || !isWireState(state) || isTerminal(state) || state === 'input-required') continue;
+      // A question (input-required, auth-required) waits for the end of the turn: the program
+      // may say more, and only then is the requester asked.
+      if (message.type !== 'status' || state === undefined || !isWireState(state) || isTerminal(state) || isInterrupted(state)) continue;
       const options: { message?: string; progress?: number; eta?: string } = {};
       if (message.body) options.message = message.body;
       const progress = progressValue(message.params.progress);
