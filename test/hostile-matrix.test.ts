@@ -625,9 +625,10 @@ describe('file names from a client', () => {
     expect(asked.state).toBe('TASK_STATE_INPUT_REQUIRED');
     const reply = await post(server, rpcBody('SendMessage', { message: { ...message('here', { taskId: asked.id }), parts: [{ raw: Buffer.from('planted').toString('base64'), filename: 'reply.txt' }] } }));
     const task = (reply.body as { result: { task: { status: { state: string; message?: { parts: { text: string }[] } } } } }).result.task;
-    // Whether the task goes on (the file saved under another name) or fails, nothing may be
-    // written through the link.
+    // The link's name counts as taken: the file is saved beside it, the task goes on, and
+    // nothing is written through the link.
     expect(JSON.stringify(task).includes('planted')).toBe(false);
+    expect(JSON.stringify(task)).not.toContain('EEXIST');
     expect(readdirSync(server.outside)).toEqual(['secret.txt']);
   });
 

@@ -13,7 +13,7 @@
 // and the program's exit to whatever it left running with its output still open.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { format } from '../protocol/format.js';
 import { parseAll } from '../protocol/parse.js';
@@ -285,7 +285,8 @@ function saveFiles(folder: string, message: TaskMessage): string[] {
   for (const part of message.parts) {
     if (part.kind !== 'file' || part.bytes === undefined) continue;
     let name = safeFileName(part.name ?? 'file');
-    for (let n = 1; existsSync(join(folder, name)); n += 1) name = withSuffix(safeFileName(part.name ?? 'file'), n);
+    // lstat, not exists: a dangling link the program left is a taken name, not a free one.
+    for (let n = 1; lstatSync(join(folder, name), { throwIfNoEntry: false }) !== undefined; n += 1) name = withSuffix(safeFileName(part.name ?? 'file'), n);
     writeFileSync(join(folder, name), Buffer.from(part.bytes, 'base64'), { flag: 'wx' });
     names.push(name);
   }
