@@ -108,6 +108,16 @@ describe('readRemoteCard', () => {
     }
   });
 
+  it('reads a scheme field that is not a string as no value, however deep it nests', () => {
+    let deep: unknown = 'bearer';
+    for (let i = 0; i < 20_000; i += 1) deep = [deep];
+    const interfaces = [{ url: 'http://h/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
+    for (const scheme of [deep, ['bearer']]) {
+      const card = readRemoteCard({ name: 'x', supportedInterfaces: interfaces, securitySchemes: { s: { httpAuthSecurityScheme: { scheme } }, k: { type: 'apiKey', name: deep } } }, CARD_URL);
+      expect(card.security).toEqual({ bearer: false, other: ['s', 'k'] });
+    }
+  });
+
   it('never throws anything but a LiteError on hostile JSON', () => {
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue(), fc.record({ name: fc.string(), supportedInterfaces: fc.array(fc.jsonValue()), skills: fc.jsonValue(), securitySchemes: fc.jsonValue() }, { requiredKeys: [] })), (value) => {

@@ -195,11 +195,11 @@ function securityOf(card: Json): RemoteAccess['security'] {
     // 1.0 names the kind of scheme by a member; 0.3 by `type`.
     const http = scheme.httpAuthSecurityScheme as Json | undefined;
     const apiKey = scheme.apiKeySecurityScheme as Json | undefined;
-    if ((http && /^bearer$/i.test(String(http.scheme))) || (scheme.type === 'http' && /^bearer$/i.test(String(scheme.scheme)))) {
+    if ((http && /^bearer$/i.test(word(http.scheme))) || (scheme.type === 'http' && /^bearer$/i.test(word(scheme.scheme)))) {
       security.bearer = true;
     } else if (apiKey || scheme.type === 'apiKey') {
-      const where = String(apiKey?.location ?? scheme.in ?? 'header').toLowerCase();
-      const keyName = String(apiKey?.name ?? scheme.name ?? '');
+      const where = word(apiKey?.location ?? scheme.in ?? 'header').toLowerCase();
+      const keyName = word(apiKey?.name ?? scheme.name ?? '');
       if (keyName !== '' && (where === 'header' || where === 'query' || where === 'cookie')) security.apiKey = { name: keyName, in: where };
       else security.other.push(name);
     } else {
@@ -257,6 +257,14 @@ function resolve(url: string, base: string, path: string): string {
     if (isSecretName(key)) throw new LiteError('CARD_HAS_CREDENTIAL', `${path}.url carries a credential in its query ("${key}"); a2a-lite does not store it`, { path });
   }
   return absolute.pathname === '/' && absolute.search === '' && absolute.hash === '' ? absolute.origin : absolute.href;
+}
+
+/**
+ * A field that should hold a word, or '' when it holds anything else. Not String(value): an
+ * array nested thousands deep would overflow the stack, and ["bearer"] is no scheme name.
+ */
+function word(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 function object(value: unknown, path: string): Json {

@@ -69,6 +69,21 @@ describe('SseParser', () => {
     expect(isLiteError(error, 'PEER_ERROR')).toBe(true);
   });
 
+  it.each([
+    ['a long comment', ': 0123456789abc\n\ndata: x\n\n', 12],
+    ['a data line whose value fits but whose line does not', 'data: abcdefgh\n\n', 13],
+  ])('judges %s the same whether it arrives whole or cut', (_what, text, at) => {
+    const verdict = (chunks: string[]) => {
+      try {
+        return all(chunks, 10);
+      } catch (error) {
+        return isLiteError(error, 'PEER_ERROR') ? 'refused' : error;
+      }
+    };
+    expect(verdict([text])).toBe('refused');
+    expect(verdict([text.slice(0, at), text.slice(at)])).toBe('refused');
+  });
+
   it('never throws anything but PEER_ERROR on hostile bytes', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 200 }), { maxLength: 20 }), (chunks) => {

@@ -15,7 +15,11 @@ export interface SseEvent {
 }
 
 export interface SseOptions {
-  /** The most one event may hold, in UTF-16 code units of its lines (default 16 MiB). */
+  /**
+   * The most one event may hold, in UTF-16 code units of its lines, one per line end included
+   * (default 16 MiB). Comments and other fields count too, so the verdict on a stream never
+   * depends on where it was cut into chunks.
+   */
   maxEventBytes?: number;
 }
 
@@ -36,7 +40,8 @@ export class SseParser {
   private pendingCr = false;
   private first = true;
   private data: string[] = [];
-  private dataSize = 0;
+  /** The code units of the current event's complete lines, one per line end included. */
+  private size = 0;
   private type = '';
   private lastId = '';
 
@@ -66,7 +71,7 @@ export class SseParser {
       start = i + 1;
     }
     buffer = buffer.slice(start);
-    if (buffer.length + this.dataSize > this.max) throw tooLarge(this.max);
+    if (buffer.length + this.size > this.max) throw tooLarge(this.max);
     this.buffer = buffer;
     return events;
   }
@@ -75,10 +80,14 @@ export class SseParser {
     if (line === '') {
       if (this.data.length > 0) events.push({ event: this.type || 'message', data: this.data.join('\n'), id: this.lastId });
       this.data = [];
-      this.dataSize = 0;
+      this.size = 0;
       this.type = '';
       return;
     }
+    // Every line counts, as the unfinished line does in `push`: a line cut across chunks is
+    // judged as it would be whole.
+    this.size += line.length + 1;
+    if (this.size > this.max) throw tooLarge(this.max);
     if (line.charCodeAt(0) === 58) return; // ":" a comment
     const colon = line.indexOf(':');
     const name = colon === -1 ? line : line.slice(0, colon);
@@ -86,8 +95,6 @@ export class SseParser {
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     switch (name) {
       case 'data':
-        this.dataSize += value.length + 1;
-        if (this.dataSize > this.max) throw tooLarge(this.max);
         this.data.push(value);
         break;
       case 'event':

@@ -9,6 +9,7 @@ import { A2A_JSON } from '../a2a/rest-v1.js';
 import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire-v1.js';
 import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire-v03.js';
 import { LiteError, isLiteError } from '../errors.js';
+import { jsonDepth } from '../json-depth.js';
 import type { Task, TaskEvent, TaskMessage } from '../runtime/task-model.js';
 import type { RemoteAccess, RemoteInterface } from './remote-card.js';
 import { readSse } from './sse.js';
@@ -47,6 +48,12 @@ export interface Transport {
 
 /** The most a non-streaming answer may hold. */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * How deep an answer may nest. An agent takes messages 64 levels deep; a task or an event around
+ * them adds a few. Deeper JSON is refused before anything recursive (JSON.stringify, a clone,
+ * an error message quoting a value) can overflow the stack on it.
+ */
+const MAX_ANSWER_DEPTH = 256;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** Makes the transport for one interface of an agent. */
@@ -370,11 +377,14 @@ function unreachable(target: RemoteInterface, error: unknown, why?: string): Lit
 }
 
 function parseJson(text: string, target: RemoteInterface): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw notA2A(target, `the answer is not JSON (${JSON.stringify(text.slice(0, 80))})`);
   }
+  if (jsonDepth(value, MAX_ANSWER_DEPTH) > MAX_ANSWER_DEPTH) throw notA2A(target, `the answer nests deeper than ${MAX_ANSWER_DEPTH} levels`);
+  return value;
 }
 
 /** Decodes with the wire readers, whose refusals (INVALID_PARAMS) become PEER_ERROR here. */

@@ -41,6 +41,7 @@ describe('validate', () => {
     ['[A2A:negotiate round=2]', ['notice:UNKNOWN_TYPE']],
     ['[A2A:result task=t state=completed artifacts=2]\n[附件: a.md]', ['notice:ARTIFACT_COUNT_MISMATCH:artifacts']],
     ['[A2A:]', ['error:INVALID_TYPE']],
+    ['[A2A:plain id=x]', ['error:INVALID_TYPE']],
   ])('reports every problem of %j', (text, expected) => {
     expect(problemsOf(text)).toEqual(expected);
   });

@@ -53,6 +53,8 @@ export function validate(message: Message): Problem[] {
   const { type, params } = message;
   checkCredentials(message, error);
   if (type === 'plain') {
+    // `plain` is text without a header: a header naming it (`[A2A:plain k=v]`) cannot be written back.
+    if (Object.keys(params).length > 0) error('INVALID_TYPE', '"plain" is the type of text without a header, so it cannot carry parameters');
     checkAttachments(message.attachments, error);
     return problems;
   }

@@ -164,9 +164,8 @@ async function runTurn(options: ExecOptions, folder: string, task: IncomingTask,
 /**
  * What a turn's whole output says, once the program has ended: the last status or result with
  * a state decides (input-required or auth-required asks, after a clean exit; a final state ends
- * the task); else
- * an exit code other than 0 fails the task with `failure`, and a clean exit completes it with
- * the plain text printed.
+ * the task); else an exit code other than 0 fails the task with `failure`, and a clean exit
+ * completes it with the plain text printed.
  */
 export function outcomeOf(stdout: string, code: number | null, failure: string): Outcome {
   const messages = parseAll(stdout);
