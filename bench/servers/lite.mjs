@@ -1,5 +1,7 @@
 // a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store.
-// Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release.
+// Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release;
+// "tick MS" sends a numbered update ("tick 1", "tick 2", …) every MS ms until /release, then
+// ends with "ticked N".
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ const store = kind === 'sqlite'
   ? await (await import('../../dist/store/sqlite-task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
   : new MemoryTaskStore();
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let release = () => {};
 let held = new Promise((resolve) => (release = resolve));
 const agent = createAgent({
@@ -24,6 +27,19 @@ const agent = createAgent({
     if (stream) {
       for (let i = 0; i < Number(stream[1]); i += 1) await ctx.status('working', { progress: i % 100 });
       return 'streamed';
+    }
+    const tick = /^tick (\d+)$/.exec(task.text);
+    if (tick) {
+      let released = false;
+      void held.then(() => (released = true));
+      // Not Promise.race([held, sleep]): every race would leave a reaction on `held` until the
+      // release, which grows the heap by each tick of each task.
+      for (let n = 0; ; n += 1) {
+        await sleep(Number(tick[1]));
+        if (released) return `ticked ${n}`;
+        // The number travels in the eta: a progress-only update stays out of the task's history.
+        await ctx.status('working', { eta: `tick ${n + 1}` });
+      }
     }
     if (task.text === 'hold') {
       await ctx.status('working');
@@ -37,7 +53,8 @@ const a2a = createA2AHandler({ agent, baseUrl: () => url });
 const server = await listen(async (request) => {
   if (request.path === '/bench/memory') {
     globalThis.gc?.();
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(process.memoryUsage()) };
+    const connections = await new Promise((resolve) => server.server.getConnections((_error, count) => resolve(count)));
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...process.memoryUsage(), connections }) };
   }
   if (request.path === '/bench/release') {
     release();

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../a2a/handler.js';
 import { jiajiaCard } from '../card/examples.js';
@@ -144,45 +145,92 @@ describe('clients that go away', () => {
 });
 
 describe('a slow reader', () => {
-  const EVENTS = 3000;
+  const EVENT_BYTES = 2000;
   const chatty = createAgent({
     card: jiajiaCard(),
-    async onTask(_task, ctx) {
-      // About 2 KB per event (the eta), kept out of the history so the task stays small.
-      for (let n = 0; n < EVENTS; n += 1) await ctx.status('working', { progress: n % 100, eta: `${n}`.padEnd(2000, '.') });
+    async onTask(task, ctx) {
+      // "talk N": N events of about 2 KB (the eta, kept out of the history so the task stays
+      // small), as fast as the agent can. "big N": one result of N bytes.
+      const [verb, count] = task.text.split(' ');
+      if (verb === 'big') return 'x'.repeat(Number(count));
+      for (let n = 0; n < Number(count) && !ctx.signal.aborted; n += 1) await ctx.status('working', { progress: n % 100, eta: `${n}`.padEnd(EVENT_BYTES, '.') });
       return 'done';
     },
   });
+  const body = (text: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } } });
+  const post = (url: string, text: string) =>
+    fetch(`${url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: body(text) });
+  afterAll(() => chatty.shutdown());
 
-  it('makes the stream wait for the socket without piling up listeners', async () => {
-    const chattyServer = await listen(createA2AHandler({ agent: chatty, baseUrl: 'http://127.0.0.1' }));
+  it('gets every event while it stays within the backlog limit', async () => {
+    const EVENTS = 3000;
+    const chattyServer = await listen(createA2AHandler({ agent: chatty, baseUrl: 'http://127.0.0.1' }), { maxStreamBacklogBytes: 64 * 1024 * 1024 });
     const warnings: Error[] = [];
     const onWarning = (warning: Error): void => void warnings.push(warning);
     process.on('warning', onWarning);
     let response: ServerResponse | undefined;
     chattyServer.server.on('request', (_req, res: ServerResponse) => (response = res));
     try {
-      const message = { messageId: 'slow', role: 'ROLE_USER', parts: [{ text: 'talk' }] };
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message } });
-      const reply = await fetch(`${chattyServer.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body });
-      const reader = (reply.body as ReadableStream<Uint8Array>).getReader();
+      const reader = ((await post(chattyServer.url, `talk ${EVENTS}`)).body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = '';
       let most = 0;
-      let bytes = 0;
-      let waits = 0;
-      response?.on('drain', () => (waits += 1));
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        bytes += chunk.value.length;
+        text += decoder.decode(chunk.value, { stream: true });
         most = Math.max(most, response?.listenerCount('close') ?? 0);
         await sleep(10);
       }
-      expect(bytes).toBeGreaterThan(EVENTS * 2000);
-      // The reader was slow enough that the server waited for it many times...
-      expect(waits).toBeGreaterThan(20);
-      // ...and each wait took its listeners away again (before the fix: one more per wait).
+      // 6 MB at about 1 MB/s: well behind the agent, yet every event arrives, in order.
+      const etas = [...text.matchAll(/"eta":"(\d+)\./g)].map((m) => Number(m[1]));
+      expect(etas).toEqual(Array.from({ length: EVENTS }, (_, n) => n));
+      expect(text).toContain('TASK_STATE_COMPLETED');
       expect(most).toBeLessThan(5);
       expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
     } finally {
       process.off('warning', onWarning);
+      await chattyServer.close();
+    }
+  });
+
+  it('is dropped once it falls a backlog limit behind, and the task lets go of it', async () => {
+    const LIMIT = 64 * 1024;
+    const chattyServer = await listen(createA2AHandler({ agent: chatty, baseUrl: 'http://127.0.0.1' }), { maxStreamBacklogBytes: LIMIT });
+    let response: ServerResponse | undefined;
+    chattyServer.server.on('request', (_req, res: ServerResponse) => (response = res));
+    const socket = connect(Number(new URL(chattyServer.url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    try {
+      const request = body('talk 100000');
+      socket.write(`POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${request.length}\r\n\r\n${request}`);
+      // Reads the first event for the task's id, then stops reading.
+      const first = await new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8'))));
+      socket.pause();
+      const id = /"task":\{"id":"([^"]+)"/.exec(first)?.[1] ?? '';
+      expect(chatty.subscribers(id)).toBe(1);
+      // What the server holds for this reader, polled until it lets go (bounded).
+      let most = 0;
+      for (let tries = 0; tries < 1000 && !response?.destroyed; tries += 1) {
+        most = Math.max(most, response?.writableLength ?? 0);
+        await sleep(5);
+      }
+      expect(response?.destroyed).toBe(true);
+      // The limit, plus the last event and what the socket held before it was full.
+      expect(most).toBeLessThan(LIMIT + 64 * 1024);
+      expect(await dropsToZero(() => chatty.subscribers(id), 1000)).toBe(0);
+      await chatty.cancel(id).catch(() => {});
+    } finally {
+      socket.destroy();
+      await chattyServer.close();
+    }
+  });
+
+  it('gets one event larger than the limit in full', async () => {
+    const chattyServer = await listen(createA2AHandler({ agent: chatty, baseUrl: 'http://127.0.0.1' }), { maxStreamBacklogBytes: 1024 });
+    try {
+      const text = await (await post(chattyServer.url, 'big 2000000')).text();
+      expect(text).toContain('x'.repeat(2_000_000));
+      expect(text).toContain('TASK_STATE_COMPLETED');
+    } finally {
       await chattyServer.close();
     }
   });

@@ -1,6 +1,6 @@
 // The node:http adapter: reads the body (up to a limit), calls the A2A handler, and writes the
-// response. Stream events are written as they come, waiting for the socket when the reader is
-// slow, and a client that disconnects stops its stream.
+// response. Stream events are written as they come; a client that disconnects stops its stream,
+// and one that reads too slowly is dropped. Slow or silent senders are timed out by `listen`.
 
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -10,22 +10,50 @@ import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/http.js';
 export interface NodeAdapterOptions {
   /** Bodies over this size get 413 (default 4 MiB). */
   maxBodyBytes?: number;
+  /**
+   * A stream whose reader falls further behind than this is closed (default 1 MiB): the bytes
+   * of events written while the socket still had earlier ones to send. One large event alone
+   * never counts. The client can subscribe again and gets the task as it is by then.
+   */
+  maxStreamBacklogBytes?: number;
+  /**
+   * Milliseconds a client has to send a request's headers, counted from the connection or from
+   * the first byte of the request (default 10 s; 0: no limit). Used by `listen`.
+   */
+  headersTimeout?: number;
+  /**
+   * Milliseconds a client has to send a whole request, headers and body (default 30 s; 0: no
+   * limit). Only receiving counts: a slow handler and a long stream are not limited. Used by
+   * `listen`.
+   */
+  requestTimeout?: number;
+  /**
+   * Milliseconds an idle keep-alive connection is kept open after a response (default 5 s; 0:
+   * until the client closes it). Clients are told this figure; node:http closes a second later.
+   * Used by `listen`.
+   */
+  keepAliveTimeout?: number;
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+export const DEFAULT_MAX_STREAM_BACKLOG = 1024 * 1024;
+export const DEFAULT_HEADERS_TIMEOUT = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT = 30_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT = 5_000;
 
 /** A request listener for `http.createServer`. */
 export function nodeListener(handler: A2AHandler, options: NodeAdapterOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const limits = { body: options.maxBodyBytes ?? DEFAULT_MAX_BODY, backlog: options.maxStreamBacklogBytes ?? DEFAULT_MAX_STREAM_BACKLOG };
   return (req, res) => {
-    void serveOne(handler, req, res, max).catch(() => {
+    void serveOne(handler, req, res, limits).catch(() => {
       if (!res.headersSent) writeJson(res, 500, { error: { code: 500, status: 'INTERNAL', message: 'internal error' } });
       else res.destroy();
     });
   };
 }
 
-async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerResponse, max: number): Promise<void> {
+async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerResponse, limits: { body: number; backlog: number }): Promise<void> {
+  const max = limits.body;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > max) return tooLarge(res, max);
   const body = await readBody(req, max);
@@ -39,7 +67,7 @@ async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerRe
   const request = new NodeRequest(req.method ?? 'GET', path, search, flatHeaders(req.headers), body, res);
   if (req.socket.remoteAddress !== undefined) request.remoteAddress = req.socket.remoteAddress;
   const response = await handler(request);
-  await write(res, response, req.method === 'HEAD', () => request.signal);
+  await write(res, response, req.method === 'HEAD', () => request.signal, limits.backlog);
 }
 
 /**
@@ -155,7 +183,7 @@ function readBody(req: IncomingMessage, max: number): Promise<string | undefined
   });
 }
 
-async function write(res: ServerResponse, response: HttpResponse, head: boolean, goneSignal: () => AbortSignal): Promise<void> {
+async function write(res: ServerResponse, response: HttpResponse, head: boolean, goneSignal: () => AbortSignal, maxBacklog: number): Promise<void> {
   if ('body' in response) {
     res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
     res.end(head ? undefined : response.body);
@@ -167,30 +195,32 @@ async function write(res: ServerResponse, response: HttpResponse, head: boolean,
   const events = response.events[Symbol.asyncIterator]();
   const stop = (): void => void events.return?.();
   gone.addEventListener('abort', stop, { once: true });
+  // Bytes written since the socket last had more than it could send at once. Waiting for the
+  // socket instead would not bound anything: the task goes on, and its events would queue up
+  // before the stream rather than in it.
+  let backlog = 0;
   try {
     for (;;) {
       const next = await events.next();
       if (next.done || gone.aborted) break;
-      // Respect backpressure: a slow reader makes us wait instead of buffering without bound.
-      if (!res.write(next.value)) await drainedOrClosed(res);
+      if (res.writableNeedDrain) {
+        backlog += Buffer.byteLength(next.value);
+        if (backlog > maxBacklog) {
+          // Too far behind: drop the connection (an ended stream would still hold what it has
+          // not sent) and unsubscribe.
+          res.destroy();
+          stop();
+          return;
+        }
+      } else {
+        backlog = 0;
+      }
+      res.write(next.value);
     }
   } finally {
     gone.removeEventListener('abort', stop);
     res.end();
   }
-}
-
-/** Resolves on `drain` or `close`, removing both listeners: a slow reader waits many times. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 function tooLarge(res: ServerResponse, max: number): void {
@@ -210,9 +240,21 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Starts an HTTP server for `handler` on `host:port` (port 0: any free port). */
+/**
+ * Starts an HTTP server for `handler` on `host:port` (port 0: any free port). A client that is
+ * slow to send its request, or silent, gets 408 and is disconnected after `headersTimeout` or
+ * `requestTimeout`; an idle keep-alive connection is closed after `keepAliveTimeout`.
+ */
 export async function listen(handler: A2AHandler, options: NodeAdapterOptions & { port?: number; host?: string } = {}): Promise<Listening> {
-  const server = createServer(nodeListener(handler, options));
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+  // node:http refuses a headers limit above the request limit; the request limit covers both.
+  const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout || Infinity);
+  // node:http checks both limits on a timer, every 30 s unless told: a limit of 10 s would then
+  // close a slow client after up to 40 s. A quarter of the shorter limit, at most 1 s.
+  const shortest = Math.min(headersTimeout || Infinity, requestTimeout || Infinity);
+  const connectionsCheckingInterval = Math.max(5, Math.min(1000, Math.floor(shortest / 4)));
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, nodeListener(handler, options));
+  server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT;
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   await once(server, 'listening');
   const address = server.address() as AddressInfo;
