@@ -25,7 +25,7 @@ export { createA2AHandler, type A2AHandlerOptions } from './a2a/handler.js';
 export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/http.js';
 export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION } from './a2a/agent-card.js';
 export type { AuthOptions, Credential as ServerCredential } from './a2a/auth.js';
-export { listen, nodeListener, type Listening } from './serve/node-http.js';
+export { listen, nodeListener, type Listening, type NodeAdapterOptions } from './serve/node-http.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 export { execHandler, type ExecOptions } from './serve/exec-handler.js';
 export { safeFileName } from './serve/safe-names.js';

@@ -1,6 +1,7 @@
 // `a2a-lite serve` as a real process on 127.0.0.1: it answers A2A requests and stops cleanly.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';
 import { eventually, startWebhook } from '../fixtures/webhook.js';
@@ -51,6 +52,23 @@ describe('a2a-lite serve', () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+  });
+
+  it('closes a connection whose headers take longer than --headers-timeout, and serves others meanwhile', async () => {
+    const { info } = await startServe(tempHome(), 'echo ok', 'memory', ['--headers-timeout', '1', '--request-timeout', '2']);
+    const { port } = new URL(info.url as string);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const closed = once(socket, 'close');
+    socket.resume(); // read the 408, so that the server's close is seen
+    socket.write('POST /jsonrpc HTTP/1.1\r\nHost: x\r\n');
+    const started = Date.now();
+    const answer = await rpc(info.jsonrpc as string, 'GetTask', { id: 'none' });
+    expect(answer.error).toBeDefined();
+    await closed;
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThan(800);
+    expect(waited).toBeLessThan(6000);
   });
 
   it('refuses a missing --exec and a bad port with usage errors', () => {

@@ -38,6 +38,12 @@ options:
   --store sqlite|memory   keep tasks in <home>/a2a-lite.db (default) or only in memory
   --timeout SECONDS       stop a program that runs longer (default 600)
   --max-body BYTES        refuse larger requests with 413 (default 4194304)
+  --headers-timeout S     close a connection whose request headers take longer (default 10)
+  --request-timeout S     close a connection whose whole request takes longer to arrive
+                          (default 30; answering, and streams, are not limited)
+  --keep-alive-timeout S  close an idle keep-alive connection after S seconds (default 5)
+  --max-stream-backlog BYTES  drop a stream whose reader falls this far behind (default
+                          1048576); the client can subscribe again
   --push                  send push notifications: clients may register webhooks, which get
                           every update of their task, retried for about a minute. Off unless
                           given, since it has the server make requests to URLs clients choose.
@@ -63,6 +69,10 @@ example:
       store: { type: 'string' },
       timeout: { type: 'string' },
       'max-body': { type: 'string' },
+      'headers-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'keep-alive-timeout': { type: 'string' },
+      'max-stream-backlog': { type: 'string' },
       push: { type: 'boolean' },
       'allow-private-webhooks': { type: 'boolean' },
       'auth-bearer-env': { type: 'string', multiple: true },
@@ -74,6 +84,12 @@ example:
     const port = wholeNumber('--port', values.port ?? '7331', 65535);
     const timeoutSeconds = wholeNumber('--timeout', values.timeout ?? '600', 86_400);
     const maxBodyBytes = wholeNumber('--max-body', values['max-body'] ?? String(4 * 1024 * 1024), 1024 * 1024 * 1024);
+    const limits = {
+      headersTimeout: wholeNumber('--headers-timeout', values['headers-timeout'] ?? '10', 3600) * 1000,
+      requestTimeout: wholeNumber('--request-timeout', values['request-timeout'] ?? '30', 3600) * 1000,
+      keepAliveTimeout: wholeNumber('--keep-alive-timeout', values['keep-alive-timeout'] ?? '5', 3600) * 1000,
+      maxStreamBacklogBytes: wholeNumber('--max-stream-backlog', values['max-stream-backlog'] ?? String(1024 * 1024), 1024 * 1024 * 1024),
+    };
     const storeKind = values.store ?? 'sqlite';
     if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
@@ -105,7 +121,7 @@ example:
     }
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
     const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
-    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes });
+    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
     if (baseUrl === '') baseUrl = server.url;
 
     const webhooks = push === undefined ? 'off' : values['allow-private-webhooks'] ? 'on (private networks allowed)' : 'on';
