@@ -7,7 +7,7 @@ import { pageSizeOf } from '../store/task-store.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from './push-config.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
-import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, stateFromV1, taskToV1 } from './wire-v1.js';
+import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, shown, stateFromV1, taskToV1 } from './wire-v1.js';
 
 type Json = Record<string, unknown>;
 
@@ -50,7 +50,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     const status = field(params, 'status');
     const state = status === undefined || status === 'TASK_STATE_UNSPECIFIED' || status === 0 ? undefined : stateFromV1(status);
     if (status !== undefined && status !== 'TASK_STATE_UNSPECIFIED' && status !== 0 && state === undefined) {
-      throw invalid(`params.status ${JSON.stringify(status)} is not a task state`);
+      throw invalid(`params.status ${shown(status)} is not a task state`);
     }
     const pageSize = pageSizeOf(optionalInteger(params, 'params.pageSize', 'pageSize', 'page_size'));
     const historyLength = optionalInteger(params, 'params.historyLength', 'historyLength', 'history_length');

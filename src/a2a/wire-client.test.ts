@@ -57,6 +57,14 @@ describe('reading tasks and events back', () => {
     expect(read).toThrow(message);
   });
 
+  it('quotes a bad value by its kind, however deep it nests', () => {
+    const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    expect(() => taskFromV1({ id: 't', status: { state: deep } })).toThrow('task.status.state an array is not a 1.0 task state');
+    expect(() => taskFromV03({ id: 't', kind: 'task', status: { state: deep } })).toThrow('an array is not a 0.3 task state');
+    expect(() => eventFromV03({ kind: { deep } })).toThrow('result.kind an object is none of');
+    expect(() => taskFromV1({ id: 't', status: { state: 'x'.repeat(10_000) } })).toThrow(/"x{80}…" is not a 1.0 task state/);
+  });
+
   it('never throws anything but a LiteError on hostile JSON', () => {
     const hostile = fc.oneof(
       fc.jsonValue(),

@@ -3,7 +3,7 @@
 
 import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
 import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../runtime/task-model.js';
-import { asObject, field, invalid, optionalString } from './wire-v1.js';
+import { asObject, field, invalid, optionalString, shown } from './wire-v1.js';
 
 type Json = Record<string, unknown>;
 
@@ -260,7 +260,7 @@ function statusFromV03(value: unknown, path: string): TaskStatus {
   const object = asObject(value, path);
   // Own keys only, so that `__proto__` or `constructor` are not taken for states.
   const state = typeof object.state === 'string' && Object.hasOwn(STATE_FROM_V03, object.state) ? STATE_FROM_V03[object.state] : undefined;
-  if (state === undefined) throw invalid(`${path}.state ${JSON.stringify(object.state)} is not a 0.3 task state`);
+  if (state === undefined) throw invalid(`${path}.state ${shown(object.state)} is not a 0.3 task state`);
   const status: TaskStatus = { state, timestamp: optionalString(object, `${path}.timestamp`, 'timestamp') ?? '' };
   if (object.message !== undefined && object.message !== null) status.message = messageFromV03(object.message, `${path}.message`);
   return status;
@@ -306,7 +306,7 @@ export function eventFromV03(value: unknown, path = 'result'): TaskEvent {
         lastChunk: object.lastChunk === true,
       };
     default:
-      throw invalid(`${path}.kind ${JSON.stringify(object.kind)} is none of task, message, status-update, artifact-update`);
+      throw invalid(`${path}.kind ${shown(object.kind)} is none of task, message, status-update, artifact-update`);
   }
 }
 

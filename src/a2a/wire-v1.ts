@@ -194,6 +194,17 @@ export function optionalInteger(object: Json, path: string, ...names: string[]):
   return value;
 }
 
+/**
+ * A value as an error message quotes it: strings and numbers as JSON (a string cut at 80
+ * characters), anything else by its kind. Never walks into the value, however deep it nests.
+ */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (value === undefined) return 'missing';
+  return Array.isArray(value) ? 'an array' : `an ${typeof value}`;
+}
+
 export function invalid(message: string): LiteError {
   return new LiteError('INVALID_PARAMS', message);
 }
@@ -222,7 +233,7 @@ export function taskFromV1(value: unknown, path = 'task'): Task {
 export function statusFromV1(value: unknown, path: string): TaskStatus {
   const object = asObject(value, path);
   const state = stateFromV1(field(object, 'state'));
-  if (state === undefined) throw invalid(`${path}.state ${JSON.stringify(field(object, 'state'))} is not a 1.0 task state`);
+  if (state === undefined) throw invalid(`${path}.state ${shown(field(object, 'state'))} is not a 1.0 task state`);
   const status: TaskStatus = { state, timestamp: optionalString(object, `${path}.timestamp`, 'timestamp') ?? '' };
   const message = field(object, 'message', 'update');
   if (message !== undefined && message !== null) status.message = messageFromV1(message, `${path}.message`);
