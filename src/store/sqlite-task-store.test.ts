@@ -85,7 +85,7 @@ describe('SqliteTaskStore on disk', () => {
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(3);
+      expect(db.pragma('user_version', { simple: true })).toBe(4);
       expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(200);
     } finally {
       db.close();
@@ -242,6 +242,22 @@ describe('SqliteTaskStore owners', () => {
     }
   });
 
+  it('keeps tasks without an owner out of the owner index', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    const store = await stores.open(path);
+    for (let i = 0; i < 5; i += 1) await store.save(makeTask({ id: `anon-${i}` }));
+    await store.save(makeTask({ id: 'mine' }), 'ALICE_TOKEN');
+    await stores.close(store);
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare("SELECT count(*) FROM tasks INDEXED BY tasks_by_owner WHERE owner IS NOT NULL").pluck().get()).toBe(1);
+      const stat = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'tasks_by_owner'").pluck().get() as string;
+      expect(stat).toContain('WHERE owner IS NOT NULL');
+    } finally {
+      db.close();
+    }
+  });
+
   it('upgrades a version 2 file: its tasks have no owner, so only reads that name none see them', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
     const db = new Database(path);
@@ -291,7 +307,7 @@ describe('openSqliteTaskStore refuses', () => {
     db.close();
     await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
       code: 'LEDGER_CORRUPT',
-      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (3)'),
+      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (4)'),
     });
   });
 

@@ -84,6 +84,10 @@ const MIGRATIONS: readonly string[] = [
   // column existed: with auth on, no principal sees it. Set by the insert; updates keep it.
   `ALTER TABLE tasks ADD COLUMN owner BLOB;
    CREATE INDEX tasks_by_owner ON tasks (owner, status_timestamp DESC, id);`,
+  // Only owned tasks in the owner index: a lookup by owner never asks for NULL, and a server
+  // without auth (every owner NULL) then pays for no index entry per task.
+  `DROP INDEX tasks_by_owner;
+   CREATE INDEX tasks_by_owner ON tasks (owner, status_timestamp DESC, id) WHERE owner IS NOT NULL;`,
 ];
 
 const TERMINAL_STATES = ([INITIAL_STATE, ...WIRE_STATES] as readonly TaskState[]).filter(isTerminal);
