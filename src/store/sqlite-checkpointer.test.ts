@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../runtime/task-model.js';
 import { Checkpointer } from './sqlite-checkpointer.js';
@@ -38,6 +40,22 @@ async function until(condition: () => boolean, ms = 5_000): Promise<void> {
 }
 
 describe('WAL checkpoints on their own thread', () => {
+  it('run in a program that is an ES module, as the CLI is (not only under the test runner)', () => {
+    const store = fileURLToPath(new URL('../../dist/store/sqlite-task-store.js', import.meta.url));
+    const script = `
+      const { openSqliteTaskStore } = await import(${JSON.stringify(store)});
+      const store = await openSqliteTaskStore(${JSON.stringify(tempDb())}, { checkpointAfterPages: 50 });
+      for (let batch = 0; batch < 50; batch += 1) {
+        await Promise.all(Array.from({ length: 20 }, (_, i) => store.save({ id: 't-' + batch + '-' + i, contextId: 'c', status: { state: 'submitted', timestamp: '' }, history: [], artifacts: [] })));
+      }
+      for (let waited = 0; store.backgroundCheckpoints === 0 && waited < 200; waited += 1) await new Promise((r) => setTimeout(r, 10));
+      console.log(store.backgroundCheckpoints);
+      await store.close();`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(result.stderr).toBe('');
+    expect(Number(result.stdout.trim())).toBeGreaterThan(0);
+  });
+
   it('keep the WAL short under load and lose nothing', async () => {
     const path = tempDb();
     const store = await openSqliteTaskStore(path, { checkpointAfterPages: 300 });

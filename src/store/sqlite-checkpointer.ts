@@ -8,26 +8,33 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** The thread: opens the database and checkpoints when asked. CommonJS, run with `eval`. */
+/**
+ * The thread: opens the database and checkpoints when asked. Run with `eval`, which reads the
+ * code as CommonJS or as an ES module depending on the main program, so it uses neither
+ * `require` nor `import` statements: only `import()`, which both have.
+ */
 const THREAD = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Driver = require(workerData.driver);
-const db = new Driver(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-db.pragma('synchronous = NORMAL');
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage(null);
-  } catch (error) {
-    parentPort.postMessage(String((error && error.message) || error));
-  }
-});
+(async () => {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  const { createRequire } = await import('node:module');
+  const Driver = createRequire(workerData.driver)(workerData.driver);
+  const db = new Driver(workerData.path, { fileMustExist: true });
+  db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+  db.pragma('synchronous = NORMAL');
+  parentPort.on('message', (message) => {
+    if (message === 'close') {
+      db.close();
+      parentPort.close();
+      return;
+    }
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+      parentPort.postMessage(null);
+    } catch (error) {
+      parentPort.postMessage(String((error && error.message) || error));
+    }
+  });
+})();
 `;
 
 export interface CheckpointerOptions {
