@@ -3,6 +3,8 @@ import { jiajiaCard } from '../card/examples.js';
 import { createAgent } from '../runtime/agent.js';
 import { DEFAULT_PRINCIPAL, withAuth } from './auth.js';
 import { createA2AHandler } from './handler.js';
+import { METHODS_V03 } from './jsonrpc-v03.js';
+import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { HttpRequest, HttpResponse } from './http.js';
 
 const TOKEN = ['tok', 'en-', 'Zx81Qw0PlmNbV7cX'].join('');
@@ -73,6 +75,50 @@ describe('authentication', () => {
     expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.8.8.8'))).status).toBe(401);
     clock += 61_000;
     expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.9.9.9'))).status).toBe(401);
+  });
+
+  it('answers nothing but the card without a valid credential: every method, every route', async () => {
+    const tried: string[] = [];
+    const expectRefused = async (request: HttpRequest): Promise<void> => {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': 'wrong' }]) {
+        clock += 61_000;
+        const response = await handle({ ...request, headers: { ...request.headers, ...headers }, remoteAddress: `every-${tried.length}` });
+        expect(response.status, `${request.method} ${request.path} ${request.body.slice(0, 60)}`).toBe(401);
+        expect(bodyOf(response)).not.toContain(TOKEN);
+      }
+      tried.push(`${request.method} ${request.path}`);
+    };
+    const rpc = (method: string, version: string): HttpRequest => ({
+      method: 'POST',
+      path: '/jsonrpc',
+      query: new URLSearchParams(),
+      headers: version === '1.0' ? { 'a2a-version': '1.0', 'content-type': 'application/json' } : { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { id: 'x' } }),
+    });
+    for (const method of Object.keys(METHODS_V1)) await expectRefused(rpc(method, '1.0'));
+    for (const method of Object.keys(METHODS_V03)) await expectRefused(rpc(method, '0.3'));
+    await expectRefused({ ...rpc('GetTask', '1.0'), path: '/' });
+    const routes: [string, string][] = [
+      ['POST', '/message:send'],
+      ['POST', '/message:stream'],
+      ['GET', '/tasks'],
+      ['GET', '/tasks/x'],
+      ['POST', '/tasks/x:cancel'],
+      ['GET', '/tasks/x:subscribe'],
+      ['POST', '/tasks/x:subscribe'],
+      ['GET', '/tasks/x/pushNotificationConfigs'],
+      ['POST', '/tasks/x/pushNotificationConfigs'],
+      ['GET', '/tasks/x/pushNotificationConfigs/c'],
+      ['DELETE', '/tasks/x/pushNotificationConfigs/c'],
+      ['GET', '/extendedAgentCard'],
+      ['GET', '/nowhere'],
+      ['POST', '/.well-known/agent-card.json'],
+    ];
+    for (const [method, path] of routes) await expectRefused({ method, path, query: new URLSearchParams(), headers: { 'a2a-version': '1.0' }, body: method === 'GET' ? '' : '{}' });
+    expect(tried.length).toBe(Object.keys(METHODS_V1).length + Object.keys(METHODS_V03).length + 1 + routes.length);
+    for (const path of ['/.well-known/agent-card.json', '/.well-known/agent.json']) {
+      for (const method of ['GET', 'HEAD']) expect((await handle({ method, path, query: new URLSearchParams(), headers: {}, body: '' })).status).toBe(200);
+    }
   });
 
   it('guards the REST binding too', async () => {
