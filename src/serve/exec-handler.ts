@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { mediaTypeOf } from '../media-types.js';
 import { format } from '../protocol/format.js';
 import { parseAll } from '../protocol/parse.js';
 import { isInterrupted, isTerminal, isWireState } from '../protocol/states.js';
@@ -297,24 +298,3 @@ function withSuffix(name: string, n: number): string {
   return `${name.slice(0, name.length - extension.length)}-${n}${extension}`;
 }
 
-const MEDIA: Readonly<Record<string, string>> = {
-  '.md': 'text/markdown',
-  '.txt': 'text/plain',
-  '.json': 'application/json',
-  '.html': 'text/html',
-  '.csv': 'text/csv',
-  '.pdf': 'application/pdf',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.svg': 'image/svg+xml',
-  '.mp3': 'audio/mpeg',
-  '.wav': 'audio/wav',
-  '.mp4': 'video/mp4',
-  '.zip': 'application/zip',
-};
-
-function mediaTypeOf(name: string): string {
-  return MEDIA[extname(name).toLowerCase()] ?? 'application/octet-stream';
-}
