@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempHome } from '../fixtures/home.js';
+import { filesUnder, tempHome } from '../fixtures/home.js';
 import { startLitePeer, type LitePeer } from '../client/lite-peer.js';
 import { startSdkPeer, type SdkPeer } from '../interop/peers/sdk-peer.js';
 import { BIN, cliAsync, type CliOptions } from './run-cli.js';
@@ -25,14 +25,6 @@ afterAll(async () => {
 
 const run = (args: string[], options: CliOptions = {}) => cliAsync(args, options);
 const taskIdIn = (text: string): string => /task=([0-9a-zA-Z-]+)/.exec(text)?.[1] ?? '';
-
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 describe('a2a-lite discover', () => {
   it('caches an a2a-lite agent under its own id, with channel a2a:URL, and prints the card reply', async () => {

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempHome } from '../fixtures/home.js';
+import { filesUnder, tempHome } from '../fixtures/home.js';
 import { eventually, startWebhook } from '../fixtures/webhook.js';
 import { BIN, cli } from './run-cli.js';
 
@@ -137,8 +137,7 @@ describe('a2a-lite serve --push', () => {
 
 describe('a2a-lite serve with auth', () => {
   it('takes the token from the environment and writes it nowhere', async () => {
-    const { readdirSync, readFileSync, statSync } = await import('node:fs');
-    const { join } = await import('node:path');
+    const { readFileSync } = await import('node:fs');
     const home = tempHome();
     const token = ['serve', '-token-', 'Zx81Qw0Plm'].join('');
     cli(['card', 'init', '--id', 'jiajia', '--name', '佳佳'], { home });
@@ -165,15 +164,7 @@ describe('a2a-lite serve with auth', () => {
     expect((await send({ authorization: `Bearer ${token}` })).status).toBe(200);
     child.kill('SIGTERM');
     await once(child, 'exit');
-    const files: string[] = [];
-    const walk = (dir: string): void => {
-      for (const name of readdirSync(dir)) {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) walk(path);
-        else files.push(path);
-      }
-    };
-    walk(home);
+    const files = filesUnder(home);
     expect(files.some((f) => f.endsWith('a2a-lite.db'))).toBe(true);
     for (const file of files) expect(readFileSync(file).includes(token), file).toBe(false);
     expect(output).not.toContain(token);
@@ -217,8 +208,7 @@ describe('a2a-lite serve with several clients', () => {
   const asBob = { 'x-api-key': BOB };
 
   it('keeps each task its maker’s across a restart, and writes no token anywhere', async () => {
-    const { readdirSync, readFileSync, statSync } = await import('node:fs');
-    const { join } = await import('node:path');
+    const { readFileSync } = await import('node:fs');
     const home = tempHome();
     cli(['card', 'init', '--id', 'jiajia', '--name', '佳佳'], { home });
     const first = await startGuarded(home);
@@ -238,15 +228,7 @@ describe('a2a-lite serve with several clients', () => {
     second.child.kill('SIGTERM');
     await once(second.child, 'exit');
 
-    const files: string[] = [];
-    const walk = (dir: string): void => {
-      for (const name of readdirSync(dir)) {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) walk(path);
-        else files.push(path);
-      }
-    };
-    walk(home);
+    const files = filesUnder(home);
     expect(files.some((f) => f.endsWith('a2a-lite.db'))).toBe(true);
     for (const file of files) {
       const bytes = readFileSync(file);
