@@ -1,19 +1,13 @@
 // `bench/serve`: SendMessage throughput and p99 of a2a-lite (memory, SQLite) against a raw
 // node:http JSON handler and the official SDK's echo server, in the same run. Each server is
 // pinned to core 0 and the load generator to core 1 (taskset), so they do not compete.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pinnedNode, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['-c', '0', 'true']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const pinned = (core, args) => (hasTaskset ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args]);
+const hasTaskset = tasksetWorks();
+const pinned = (core, args) => pinnedNode(hasTaskset, core, args);
 
 async function startServer(script, args = []) {
   const [command, argv] = pinned(0, ['--expose-gc', here(script), ...args]);

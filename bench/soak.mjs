@@ -12,6 +12,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { pinnedNode, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,16 +33,8 @@ const { values: flags } = parseArgs({
   },
 });
 
-const canPin = (() => {
-  if (flags['no-pin']) return false;
-  try {
-    execFileSync('taskset', ['-c', '0', 'true']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const pinned = (core, args) => (canPin ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args]);
+const canPin = !flags['no-pin'] && tasksetWorks();
+const pinned = (core, args) => pinnedNode(canPin, core, args);
 // This process sends the SendMessage load: it shares core 1 with the stream client.
 if (canPin) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
 
