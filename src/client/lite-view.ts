@@ -37,7 +37,11 @@ export function statusMessage(task: Task, event?: TaskEvent): Message {
 /** The result message for an ended task, naming the files saved for it. */
 export function resultMessage(task: Task, files: readonly SavedFile[]): Message {
   const state = liteState(task.status.state);
-  const texts = task.artifacts.flatMap((a) => a.parts.filter((p): p is Extract<Part, { kind: 'text' }> => p.kind === 'text').map((p) => p.text));
+  // An artifact's text parts are one text (a streamed one arrives in chunks); artifacts are
+  // separated by a blank line.
+  const texts = task.artifacts
+    .map((a) => a.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join(''))
+    .filter((text) => text !== '');
   const words = textOf(task.status.message);
   // A failure's reason is the agent's status message; a success speaks through its artifacts.
   const body = state === 'completed' ? (texts.length > 0 ? texts.join('\n\n') : words) : words || texts.join('\n\n');

@@ -55,6 +55,10 @@ export function credentialFor(peer: Peer | undefined, env: NodeJS.ProcessEnv, fl
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new LiteError('USAGE', `--token-env takes the name of an environment variable, not ${JSON.stringify(name.slice(0, 3) + '…')}`);
   const token = env[name];
   if (token === undefined || token === '') throw new LiteError('USAGE', `the environment variable ${name} (named by ${flag !== undefined ? '--token-env' : `the cache entry of ${peer?.id}`}) is not set`);
+  // What an HTTP header (or a cookie) can carry; the token itself is never quoted.
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new LiteError('USAGE', `the token in ${name} holds spaces, line breaks or other characters a request header cannot carry; check how the variable was set`);
+  }
   return { token };
 }
 

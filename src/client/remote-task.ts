@@ -71,7 +71,8 @@ async function send(transport: Transport, message: TaskMessage, options: FollowO
     if (tracker.task === undefined) throw new LiteError('PEER_ERROR', 'the stream ended before the agent named a task');
     return follow(transport, tracker, options);
   }
-  const result = await transport.send(message, { returnImmediately: false, ...(options.signal ? { signal: options.signal } : {}) });
+  // A blocking send may wait as long as the task runs: up to the deadline, not a request's limit.
+  const result = await transport.send(message, { returnImmediately: false, timeoutMs: Math.max(1_000, options.deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}) });
   if (result.kind === 'message') {
     await options.onEvent({ kind: 'message', message: result.message }, undefined);
     return result;
@@ -129,8 +130,9 @@ async function follow(transport: Transport, tracker: Tracker, options: FollowOpt
     try {
       if (how === 'subscribe') {
         for await (const event of transport.subscribe(id, options.signal)) {
-          await tracker.see(event);
-          pause = options.pauseMs ?? 250;
+          // Only news resets the backoff: a subscription that repeats the task and closes is
+          // no reason to ask again at once.
+          if (await tracker.see(event)) pause = options.pauseMs ?? 250;
           if (tracker.settled) return tracker.outcome();
         }
       } else {
@@ -173,7 +175,8 @@ class Tracker {
     return { kind: 'task', task: this.task as Task };
   }
 
-  async see(event: TaskEvent): Promise<void> {
+  /** Takes in an event; true when it told something new (and was passed on). */
+  async see(event: TaskEvent): Promise<boolean> {
     if (event.kind === 'task') this.stale = this.replying && this.task === undefined && isInterrupted(event.task.status.state);
     else if (event.kind === 'status') this.stale = false;
     switch (event.kind) {
@@ -187,7 +190,7 @@ class Tracker {
         if (known === undefined) {
           this.remember(task);
           await this.options.onEvent(event, this.task);
-          return;
+          return true;
         }
         for (const artifact of fresh) {
           this.seenArtifacts.add(artifactKey(artifact.artifactId, artifact.parts.length));
@@ -197,17 +200,17 @@ class Tracker {
           this.seenStatus.add(statusKey(task.status.state, task.status.message?.messageId, task.status.timestamp));
           await this.options.onEvent({ kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status }, this.task);
         }
-        return;
+        return fresh.length > 0 || statusNew;
       }
       case 'status': {
         const key = statusKey(event.status.state, event.status.message?.messageId, event.status.timestamp);
-        if (this.seenStatus.has(key)) return;
+        if (this.seenStatus.has(key)) return false;
         this.seenStatus.add(key);
         this.task = this.task
           ? { ...this.task, status: event.status }
           : { id: event.taskId, contextId: event.contextId, status: event.status, history: [], artifacts: [] };
         await this.options.onEvent(event, this.task);
-        return;
+        return true;
       }
       case 'artifact': {
         const current = this.task ?? { id: event.taskId, contextId: event.contextId, status: { state: 'submitted' as TaskState, timestamp: '' }, history: [], artifacts: [] };
@@ -216,11 +219,11 @@ class Tracker {
         const merged = artifacts.find((a) => a.artifactId === event.artifact.artifactId);
         this.seenArtifacts.add(artifactKey(event.artifact.artifactId, merged?.parts.length ?? event.artifact.parts.length));
         await this.options.onEvent(event, this.task);
-        return;
+        return true;
       }
       case 'message':
         await this.options.onEvent(event, this.task);
-        return;
+        return true;
     }
   }
 
@@ -267,8 +270,9 @@ function resumable(error: unknown, signal?: AbortSignal): boolean {
 /** The agent does not do resubscription: poll instead. */
 function cannotSubscribe(error: unknown): boolean {
   if (!isLiteError(error, 'PEER_ERROR')) return false;
-  const code = (error.details as { code?: unknown } | undefined)?.code;
-  return code === -32004 || code === -32601 || code === 404 || code === 405 || code === 501;
+  const details = error.details as { code?: unknown; reason?: unknown } | undefined;
+  const code = details?.code;
+  return details?.reason === 'UNSUPPORTED_OPERATION' || code === -32004 || code === -32601 || code === 404 || code === 405 || code === 501;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

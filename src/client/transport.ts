@@ -32,6 +32,8 @@ export interface SendOptions {
   /** Answer as soon as the task exists instead of when it ends or asks for input. */
   returnImmediately?: boolean;
   signal?: AbortSignal;
+  /** Milliseconds this call may take, instead of the transport's (a blocking send waits long). */
+  timeoutMs?: number;
 }
 
 /** What SendMessage gives back: the task, or a direct message (an agent may answer without one). */
@@ -45,6 +47,9 @@ export interface Transport {
   cancelTask(id: string, signal?: AbortSignal): Promise<Task>;
   subscribe(id: string, signal?: AbortSignal): AsyncIterable<TaskEvent>;
 }
+
+/** Statuses that say "not now" rather than "no": the call is tried again like a broken one. */
+const TRANSIENT: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** The most a non-streaming answer may hold. */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -101,7 +106,7 @@ class JsonRpc implements Transport {
   ) {}
 
   async send(message: TaskMessage, options: SendOptions = {}): Promise<SendResult> {
-    const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal);
+    const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal, options.timeoutMs);
     const event = read(() => this.dialect.event(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };
     if (event.kind === 'message') return { kind: 'message', message: event.message };
@@ -131,9 +136,9 @@ class JsonRpc implements Transport {
     return { id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) };
   }
 
-  private async call(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+  private async call(method: string, params: unknown, signal?: AbortSignal, timeoutMs?: number): Promise<unknown> {
     const { id, body } = this.request(method, params);
-    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'application/json' }, signal);
+    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'application/json' }, signal, false, timeoutMs);
     const reply = await this.http.json(response);
     return rpcResult(reply, id, this.target);
   }
@@ -161,7 +166,7 @@ class RestV1 implements Transport {
 
   async send(message: TaskMessage, options: SendOptions = {}): Promise<SendResult> {
     const body = JSON.stringify({ message: messageToV1(message), configuration: { returnImmediately: options.returnImmediately === true } });
-    const result = await this.http.json(await this.checked(await this.http.post(this.url('/message:send'), body, this.headers(), options.signal)));
+    const result = await this.http.json(await this.checked(await this.http.post(this.url('/message:send'), body, this.headers(), options.signal, false, options.timeoutMs)));
     const event = read(() => eventFromV1(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };
     if (event.kind === 'message') return { kind: 'message', message: event.message };
@@ -239,15 +244,21 @@ class Http {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  post(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal, streaming = false): Promise<Response> {
-    return this.request(url, { method: 'POST', body, headers }, signal, streaming);
+  post(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal, streaming = false, timeoutMs?: number): Promise<Response> {
+    return this.request(url, { method: 'POST', body, headers }, signal, streaming, timeoutMs);
   }
 
   get(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
     return this.request(url, { method: 'GET', headers }, signal, false);
   }
 
-  private async request(url: string, init: { method: string; body?: string; headers: Record<string, string> }, signal: AbortSignal | undefined, streaming: boolean): Promise<Response> {
+  private async request(
+    url: string,
+    init: { method: string; body?: string; headers: Record<string, string> },
+    signal: AbortSignal | undefined,
+    streaming: boolean,
+    timeoutMs = this.timeoutMs,
+  ): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
     if (this.target.version === '1.0') headers['a2a-version'] = '1.0';
     let target = url;
@@ -256,7 +267,8 @@ class Http {
       const apiKey = this.options.security?.bearer ? undefined : this.options.security?.apiKey;
       if (apiKey === undefined) headers.authorization = `Bearer ${credential.token}`;
       else if (apiKey.in === 'header') headers[apiKey.name.toLowerCase()] = credential.token;
-      else if (apiKey.in === 'cookie') headers.cookie = `${apiKey.name}=${encodeURIComponent(credential.token)}`;
+      // Sent as it is (servers compare the cookie's text); credentialFor refused what a cookie cannot hold.
+      else if (apiKey.in === 'cookie') headers.cookie = `${apiKey.name}=${credential.token}`;
       else {
         const withKey = new URL(url);
         withKey.searchParams.set(apiKey.name, credential.token);
@@ -266,7 +278,7 @@ class Http {
     // A request is timed whole; a stream may last as long as the task, so only until its
     // headers arrive.
     const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(new Error('timeout')), this.timeoutMs);
+    const timeout = setTimeout(() => timer.abort(new Error('timeout')), timeoutMs);
     timeout.unref();
     const aborted = signal === undefined ? timer.signal : AbortSignal.any([timer.signal, signal]);
     let response: Response;
@@ -275,7 +287,11 @@ class Http {
     } catch (error) {
       clearTimeout(timeout);
       if (signal?.aborted) throw signal.reason ?? error;
-      throw unreachable(this.target, error, timer.signal.aborted ? `no answer within ${this.timeoutMs / 1000} s` : undefined);
+      if (timer.signal.aborted) throw unreachable(this.target, error, `no answer within ${timeoutMs / 1000} s`);
+      // A TypeError with no cause is the request refused before it went out (a header value
+      // fetch will not send): its message may quote the value, which may be the credential.
+      if (error instanceof TypeError && error.cause === undefined) throw unreachable(this.target, error, 'the request could not be sent (a header value is not allowed)');
+      throw unreachable(this.target, error);
     }
     if (streaming) clearTimeout(timeout);
     else this.timers.set(response, timeout);
@@ -290,6 +306,12 @@ class Http {
           : `the agent at ${this.target.url} refused the credential (HTTP ${response.status})`,
         { status: response.status, url: this.target.url },
       );
+    }
+    if (TRANSIENT.has(response.status)) {
+      clearTimeout(timeout);
+      await response.body?.cancel().catch(() => undefined);
+      // A proxy or an overloaded agent: worth trying again, as a broken connection is.
+      throw unreachable(this.target, undefined, `HTTP ${response.status}`);
     }
     return response;
   }
@@ -354,16 +376,31 @@ function rpcResult(reply: unknown, id: number, target: RemoteInterface): unknown
   return response.result;
 }
 
-/** An A2A error from the agent, as the LiteError a user would expect for it. */
+/**
+ * An A2A error from the agent, as the LiteError a user would expect for it. Over HTTP+JSON the
+ * reason is in a google.rpc.ErrorInfo of `details` (one status, FAILED_PRECONDITION, stands for
+ * several errors); over JSON-RPC it is the code.
+ */
 function peerError(error: unknown, target: RemoteInterface, httpStatus?: number): LiteError {
   const object = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
   const code = typeof object.code === 'number' ? object.code : httpStatus;
   const status = typeof object.status === 'string' ? object.status : '';
   const message = typeof object.message === 'string' ? object.message.slice(0, 500) : `error ${String(code)}`;
-  const details = { url: target.url, code, status: status || undefined };
-  if (code === -32001 || status === 'NOT_FOUND' || (httpStatus === 404 && code === 404)) return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
-  if (code === -32002 || status === 'FAILED_PRECONDITION') return new LiteError('TASK_TERMINAL', `the agent says: ${message}`, details);
+  const reason = reasonOf(object.details);
+  const details = { url: target.url, code, status: status || undefined, reason };
+  if (code === -32001 || reason === 'TASK_NOT_FOUND') return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
+  if (code === -32002 || reason === 'TASK_NOT_CANCELABLE') return new LiteError('TASK_TERMINAL', `the agent says: ${message}`, details);
+  if (reason === undefined && httpStatus === 404 && status === 'NOT_FOUND' && /task/i.test(message)) return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
   return new LiteError('PEER_ERROR', `the agent answered with an error: ${message}${code !== undefined ? ` (${code})` : ''}`, details);
+}
+
+/** The A2A reason of an error's google.rpc.ErrorInfo detail, if it has one. */
+function reasonOf(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (typeof detail === 'object' && detail !== null && typeof (detail as { reason?: unknown }).reason === 'string') return (detail as { reason: string }).reason;
+  }
+  return undefined;
 }
 
 function notA2A(target: RemoteInterface, problem: string): LiteError {

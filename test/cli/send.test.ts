@@ -117,6 +117,8 @@ describe('a2a-lite send', () => {
     expect(answered.stdout).toContain(`[A2A:result task=${id} state=completed]\ngot: Rui Costa`);
     const record = JSON.parse((await run(['tasks', 'show', id, '--json'], { home })).stdout);
     expect(record.state).toBe('completed');
+    // The reply is on the record, as the requester's task message on the same id.
+    expect(record.history.map((h: { direction: string; type: string; body: string }) => `${h.direction}:${h.type}:${h.body}`)).toContain('out:task:Rui Costa');
     const sent = sdk1.received.at(-1) as { taskId?: string; contextId?: string };
     expect(sent.taskId).toBe(id);
     expect(sent.contextId).toBe(record.history[0].params.context);

@@ -6,6 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';
 import { cliAsync } from '../cli/run-cli.js';
+import { fetchAgentCard } from '../../src/client/discover.js';
+import { sendAndFollow } from '../../src/client/remote-task.js';
+import { openTransport } from '../../src/client/transport.js';
 
 type Handler = (rpc: { id: unknown; method: string; params: Record<string, unknown> }, res: ServerResponse) => void;
 
@@ -57,7 +60,10 @@ let talker: string;
 let slowpoke: string;
 let garbled: string;
 let locked: string;
+let flaky: string;
+let sleepy: string;
 let gets = 0;
+let flakyGets = 0;
 
 beforeAll(async () => {
   talker = await agent('Talker', (rpc, res) =>
@@ -77,6 +83,21 @@ beforeAll(async () => {
   garbled = await agent('Garbled', (_rpc, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('<html>surprise</html>');
+  });
+  flaky = await agent('Flaky', (rpc, res) => {
+    const working = { id: 'task-f', contextId: 'ctx-f', status: { state: 'TASK_STATE_WORKING', timestamp: '2026-11-21T10:00:00Z' } };
+    if (rpc.method === 'SendMessage') return reply(res, rpc.id, { task: working });
+    flakyGets += 1;
+    // A proxy in front of the agent has a bad moment: HTML, 503.
+    if (flakyGets === 1) {
+      res.writeHead(503, { 'content-type': 'text/html' });
+      res.end('<html>503 Service Unavailable</html>');
+      return;
+    }
+    reply(res, rpc.id, { ...working, status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-21T10:00:01Z' }, artifacts: [{ artifactId: 'a', parts: [{ text: 'Hel' }, { text: 'lo' }] }] });
+  });
+  sleepy = await agent('Sleepy', (rpc, res) => {
+    setTimeout(() => reply(res, rpc.id, { task: { id: 'task-s', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-21T10:00:00Z' }, artifacts: [{ artifactId: 'a', parts: [{ text: 'worth the wait' }] }] } }), 700);
   });
   locked = await agent('Locked', (_rpc, res) => {
     res.writeHead(401, { 'www-authenticate': 'Bearer realm="locked"', 'content-type': 'application/json' });
@@ -114,5 +135,28 @@ describe('agents that do less', () => {
     const shut = await cliAsync(['send', locked, 'x'], { home: tempHome() });
     expect(shut.code).toBe(14);
     expect(shut.stderr).toContain('wants credentials (Bearer); pass --token-env NAME');
+  });
+
+  it('tries again after a proxy says 503, and joins an artifact’s text chunks', async () => {
+    const { code, stdout, stderr } = await cliAsync(['send', flaky, 'x'], { home: tempHome() });
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('HTTP 503');
+    expect(stdout).toContain('[A2A:result task=task-f state=completed]\nHello');
+  });
+
+  it('waits for a blocking answer as long as the deadline allows, not a request’s limit', async () => {
+    const { card } = await fetchAgentCard(sleepy);
+    const transport = openTransport(card.interfaces[0]!, { timeoutMs: 200 });
+    const message = { messageId: 'm', role: 'user' as const, parts: [{ kind: 'text' as const, text: 'take your time' }] };
+    await expect(transport.send(message)).rejects.toThrow('no answer within 0.2 s');
+    const outcome = await sendAndFollow(transport, message, { stream: false, deadline: Date.now() + 10_000, onEvent: () => {} });
+    expect(outcome.kind === 'task' && outcome.task.status.state).toBe('completed');
+  });
+
+  it('refuses a token a header cannot carry, without printing it', async () => {
+    const { code, stderr } = await cliAsync(['send', talker, 'x', '--token-env', 'BAD_TOKEN'], { home: tempHome(), env: { BAD_TOKEN: 'abc\nsecret-part' } });
+    expect(code).toBe(2);
+    expect(stderr).toContain('the token in BAD_TOKEN holds spaces, line breaks or other characters');
+    expect(stderr).not.toContain('secret-part');
   });
 });

@@ -144,13 +144,22 @@ async function serve(root: string, card: LiteCard, program: string, env: Record<
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new LiteError('INTERNAL', `${card.agent.id}'s server did not start: ${stderr}`)), 15_000);
+    const fail = (why: string): void => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new LiteError('INTERNAL', `${card.agent.id}'s server ${why}: ${stderr}`));
+    };
+    const timer = setTimeout(() => fail('did not start within 15 s'), 15_000);
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line === undefined) return;
       clearTimeout(timer);
-      resolve((JSON.parse(line) as { url: string }).url);
+      try {
+        resolve((JSON.parse(line) as { url: string }).url);
+      } catch {
+        fail(`printed ${JSON.stringify(line.slice(0, 80))} where it says where it listens`);
+      }
     });
     child.once('exit', (code) => {
       clearTimeout(timer);

@@ -9,6 +9,7 @@ import { newMessageId } from '../../client/transport.js';
 import { LiteError, isLiteError } from '../../errors.js';
 import { mediaTypeOf } from '../../media-types.js';
 import type { Message } from '../../protocol/types.js';
+import { isTerminal } from '../../protocol/states.js';
 import { TASK_ID } from '../../protocol/validate.js';
 import type { Part, Task, TaskMessage } from '../../runtime/task-model.js';
 import type { TaskRecord } from '../../store/task-record.js';
@@ -116,7 +117,7 @@ async function run(args: string[], context: Context): Promise<number> {
   const output = new RemoteOutput(context, stores, peer.id, json);
   const outgoing: Message = { type: 'task', params: {}, body: text ?? '', attachments: (values.attach ?? []).map((f) => basename(f)) };
   if (values.skill) outgoing.params.skill = values.skill;
-  let recorded = continued !== undefined;
+  let recorded = false;
   const stream = values['no-stream'] !== true && peer.access.streaming;
 
   // Ctrl-C: stop following and cancel the task at the agent; a second Ctrl-C leaves at once.
@@ -168,19 +169,22 @@ async function cancelled(context: Context, transport: ReturnType<typeof transpor
     const ended = await transport.cancelTask(task.id);
     output.show({ kind: 'task', task: ended }, ended);
     output.finish(ended);
-    return output.exitCode(ended);
+    // The agent may still be winding the task down: that is no success.
+    return isTerminal(ended.status.state) ? output.exitCode(ended) : 130;
   } catch (error) {
     note(context, `the agent did not cancel task ${task.id}: ${error instanceof Error ? error.message : String(error)}`);
     return 130;
   }
 }
 
-/** Records the task message once the agent has named the task. */
+/**
+ * Records the task message once the agent has named the task; a reply goes on the record of the
+ * task it answers, as a task message on the same id.
+ */
 function recordOutgoing(output: RemoteOutput, outgoing: Message, task: Task, isReply: boolean): void {
-  if (isReply) return;
   if (!TASK_ID.test(task.id)) return;
   outgoing.params = { id: task.id, ...outgoing.params };
-  if (task.contextId) outgoing.params.context = task.contextId;
+  if (task.contextId && !isReply) outgoing.params.context = task.contextId;
   output.record(outgoing, 'out');
 }
 
