@@ -17,6 +17,8 @@ export interface RemoteInterface {
   url: string;
   binding: Binding;
   version: WireVersion;
+  /** The tenant a 1.0 interface names: every request to it carries it. */
+  tenant?: string;
 }
 
 /** What a client must know to call an agent, kept beside its lite card in the cache. */
@@ -74,12 +76,14 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
   const name = text(card, 'name', true) as string;
   const found: RemoteInterface[] = [];
   const unsupported: string[] = [];
-  const consider = (url: string, binding: string, version: string, path: string): void => {
+  const consider = (url: string, binding: string, version: string, path: string, tenant?: string): void => {
     const absolute = resolve(url, cardUrl, path);
     const wire = wireVersion(version);
     const normalized = binding.toUpperCase() === 'JSON-RPC' ? 'JSONRPC' : binding.toUpperCase() === 'REST' ? 'HTTP+JSON' : binding.toUpperCase();
     if ((normalized === 'JSONRPC' || (normalized === 'HTTP+JSON' && wire === '1.0')) && wire !== undefined) {
-      found.push({ url: absolute, binding: normalized, version: wire });
+      const entry: RemoteInterface = { url: absolute, binding: normalized, version: wire };
+      if (tenant !== undefined && tenant !== '' && wire === '1.0') entry.tenant = tenant;
+      found.push(entry);
     } else {
       unsupported.push(`${binding} ${version || '?'} at ${absolute}`);
     }
@@ -90,7 +94,7 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
     interfaces.forEach((entry, i) => {
       const path = `supportedInterfaces[${i}]`;
       const item = object(entry, path);
-      consider(text(item, 'url', true, path) as string, text(item, 'protocolBinding', true, path) as string, text(item, 'protocolVersion', false, path) ?? '1.0', path);
+      consider(text(item, 'url', true, path) as string, text(item, 'protocolBinding', true, path) as string, text(item, 'protocolVersion', false, path) ?? '1.0', path, text(item, 'tenant', false, path));
     });
   }
   // The 0.3 fields; a hybrid card lists its 0.3 interface in supportedInterfaces as well.
@@ -108,7 +112,7 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
   }
   if (interfaces === undefined && card.url === undefined) throw wrong('supportedInterfaces', 'is missing (and so is the 0.3 url): the card names no way to reach the agent');
   const ordered = PREFERENCE.flatMap(([binding, version]) => found.filter((i) => i.binding === binding && i.version === version)).filter(
-    (entry, i, all) => all.findIndex((other) => other.url === entry.url && other.binding === entry.binding && other.version === entry.version) === i,
+    (entry, i, all) => all.findIndex((other) => other.url === entry.url && other.binding === entry.binding && other.version === entry.version && other.tenant === entry.tenant) === i,
   );
   if (ordered.length === 0) {
     throw new LiteError('INVALID_CARD', `the agent offers no interface a2a-lite speaks (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0); it lists: ${unsupported.join(', ') || 'nothing'}`, {

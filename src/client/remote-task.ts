@@ -60,6 +60,8 @@ async function send(transport: Transport, message: TaskMessage, options: FollowO
           return { kind: 'message', message: event.message };
         }
         await tracker.see(event);
+        // Events that came in one burst are not taken in after an abort (Ctrl-C, the deadline).
+        if (options.signal?.aborted) throw options.signal.reason;
         if (tracker.settled) return tracker.outcome();
       }
     } catch (error) {
@@ -133,6 +135,7 @@ async function follow(transport: Transport, tracker: Tracker, options: FollowOpt
           // Only news resets the backoff: a subscription that repeats the task and closes is
           // no reason to ask again at once.
           if (await tracker.see(event)) pause = options.pauseMs ?? 250;
+          if (options.signal?.aborted) throw options.signal.reason;
           if (tracker.settled) return tracker.outcome();
         }
       } else {

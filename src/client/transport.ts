@@ -131,19 +131,21 @@ class JsonRpc implements Transport {
     return this.events(this.dialect.methods.subscribe, { id }, signal);
   }
 
-  private request(method: string, params: unknown): { id: number; body: string } {
+  private request(method: string, params: Record<string, unknown>): { id: number; body: string } {
     const id = (this.counter += 1);
-    return { id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) };
+    // A 1.0 interface that names a tenant gets it in every request (spec 1.0, §8.3).
+    const withTenant = this.target.tenant === undefined ? params : { ...params, tenant: this.target.tenant };
+    return { id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: withTenant }) };
   }
 
-  private async call(method: string, params: unknown, signal?: AbortSignal, timeoutMs?: number): Promise<unknown> {
+  private async call(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<unknown> {
     const { id, body } = this.request(method, params);
     const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'application/json' }, signal, false, timeoutMs);
     const reply = await this.http.json(response);
     return rpcResult(reply, id, this.target);
   }
 
-  private async *events(method: string, params: unknown, signal?: AbortSignal): AsyncGenerator<TaskEvent> {
+  private async *events(method: string, params: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TaskEvent> {
     const { id, body } = this.request(method, params);
     const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'text/event-stream' }, signal, true);
     if (!isEventStream(response)) {
@@ -193,8 +195,10 @@ class RestV1 implements Transport {
     return this.events(`/tasks/${encodeURIComponent(id)}:subscribe`, '{}', signal);
   }
 
+  /** The route under the interface's URL, behind its tenant when it names one (spec 1.0, §11). */
   private url(path: string): string {
-    return `${this.target.url.replace(/\/+$/, '')}${path}`;
+    const tenant = this.target.tenant === undefined ? '' : `/${encodeURIComponent(this.target.tenant)}`;
+    return `${this.target.url.replace(/\/+$/, '')}${tenant}${path}`;
   }
 
   private headers(accept = `${A2A_JSON}, application/json`): Record<string, string> {
