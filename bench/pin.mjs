@@ -1,6 +1,7 @@
 // Pinning processes to cores with taskset, so that a server and its load generator do not
 // compete for one core. Without taskset (or with pinning turned off) they run unpinned.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { basename } from 'node:path';
 
 export function tasksetWorks() {
   try {
@@ -14,4 +15,25 @@ export function tasksetWorks() {
 /** The command and arguments that run node with `args` on `core` (when `pin`). */
 export function pinnedNode(pin, core, args) {
   return pin ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args];
+}
+
+/**
+ * Starts a bench server (a script that prints `READY <url>`) with node on core 0 when `pin`,
+ * and resolves with its URL and a way to stop it.
+ */
+export async function startBenchServer(pin, scriptPath, args = []) {
+  const [command, argv] = pinnedNode(pin, 0, ['--expose-gc', scriptPath, ...args]);
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const name = basename(scriptPath);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const ready = /READY (\S+)/.exec(out);
+      if (ready) resolve(ready[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+    setTimeout(() => reject(new Error(`${name} did not start`)), 15_000).unref();
+  });
+  return { url, stop: () => child.kill('SIGKILL') };
 }

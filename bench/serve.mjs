@@ -3,27 +3,13 @@
 // pinned to core 0 and the load generator to core 1 (taskset), so they do not compete.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { pinnedNode, tasksetWorks } from './pin.mjs';
+import { pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const hasTaskset = tasksetWorks();
 const pinned = (core, args) => pinnedNode(hasTaskset, core, args);
 
-async function startServer(script, args = []) {
-  const [command, argv] = pinned(0, ['--expose-gc', here(script), ...args]);
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const ready = /READY (\S+)/.exec(out);
-      if (ready) resolve(ready[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    setTimeout(() => reject(new Error(`${script} did not start`)), 15_000).unref();
-  });
-  return { url, stop: () => child.kill('SIGKILL') };
-}
+const startServer = (script, args = []) => startBenchServer(hasTaskset, here(script), args);
 
 function runClient(script, args) {
   const [command, argv] = pinned(1, [here(script), ...args]);

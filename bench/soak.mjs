@@ -12,7 +12,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { pinnedNode, tasksetWorks } from './pin.mjs';
+import { pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -38,21 +38,7 @@ const pinned = (core, args) => pinnedNode(canPin, core, args);
 // This process sends the SendMessage load: it shares core 1 with the stream client.
 if (canPin) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
 
-async function startServer() {
-  const [command, argv] = pinned(0, ['--expose-gc', here('./servers/lite.mjs'), 'memory']);
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const ready = /READY (\S+)/.exec(out);
-      if (ready) resolve(ready[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`the bench server exited with ${code}`)));
-    setTimeout(() => reject(new Error('the bench server did not start')), 15_000).unref();
-  });
-  return { url, stop: () => child.kill('SIGKILL') };
-}
+const startServer = () => startBenchServer(canPin, here('./servers/lite.mjs'), ['memory']);
 
 /** Runs bench/sse-client.mjs; calls onLine for each line it prints; resolves with its last (JSON). */
 function runClient(args, onLine = () => {}) {
