@@ -11,11 +11,11 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   validate: { summary: 'check a message against the per-type rules', load: () => import('./commands/validate.js') },
   card: { summary: "create, check and show this agent's Agent Card", load: () => import('./commands/card.js') },
   agents: { summary: 'the known-agents cache: add, list, show, remove', load: () => import('./commands/agents.js') },
-  tasks: { summary: 'the task ledger: new, record, list, show', load: () => import('./commands/tasks.js') },
+  tasks: { summary: 'the task ledger: new, record, list, show; get, cancel a task sent with send', load: () => import('./commands/tasks.js') },
   discover: { summary: "fetch an A2A agent's card and cache it as a known agent", load: () => import('./commands/discover.js') },
   send: { summary: 'give a task to any A2A agent and follow it as A2A-Lite text', load: () => import('./commands/send.js') },
-  serve: { summary: 'serve this agent over the A2A protocol (1.0 JSON-RPC, SSE)', load: () => import('./commands/serve.js') },
-  demo: { summary: 'play the protocol example between two agents', load: () => import('./commands/demo.js') },
+  serve: { summary: 'serve this agent over A2A (1.0 JSON-RPC and HTTP+JSON, 0.3, SSE)', load: () => import('./commands/serve.js') },
+  demo: { summary: 'play the protocol example: two agents collaborating over HTTP', load: () => import('./commands/demo.js') },
 };
 
 export const VERSION = '0.1.0';
