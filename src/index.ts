@@ -3,7 +3,7 @@
 
 export * from './protocol/index.js';
 export * from './card/index.js';
-export * from './store/index.js';
+export * from './home/index.js';
 export { LiteError, isLiteError, ERROR_TABLE, type ErrorCode, type ErrorDetails } from './errors.js';
 export { findSecrets, credentialShapes, redactCredentials, type SecretFinding } from './secrets.js';
 
@@ -18,17 +18,17 @@ export {
   type StatusOptions,
   type TaskAccess,
 } from './runtime/agent.js';
-export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './runtime/task-model.js';
+export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './model/task.js';
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from './store/task-store.js';
 
-export { createA2AHandler, type A2AHandlerOptions } from './a2a/handler.js';
-export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/http.js';
-export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION } from './a2a/agent-card.js';
-export type { AuthOptions, Credential as ServerCredential } from './a2a/auth.js';
+export { createA2AHandler, type A2AHandlerOptions } from './a2a/server/handler.js';
+export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
+export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION } from './a2a/wire/agent-card.js';
+export type { AuthOptions, Credential as ServerCredential } from './a2a/server/auth.js';
 export { listen, nodeListener, type Listening, type NodeAdapterOptions } from './serve/node-http.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 export { execHandler, type ExecOptions } from './serve/exec-handler.js';
-export { safeFileName } from './serve/safe-names.js';
+export { safeFileName } from './home/safe-names.js';
 
 export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';
 export { readRemoteCard, toLiteCard, type RemoteCard, type RemoteAccess, type RemoteInterface, type Binding, type WireVersion } from './client/remote-card.js';

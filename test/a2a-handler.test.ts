@@ -1,7 +1,7 @@
 // Malformed, hostile and wrong requests against the A2A handler, each with the answer the spec gives.
 import { describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../src/a2a/handler.js';
-import type { HttpRequest } from '../src/a2a/http.js';
+import { createA2AHandler } from '../src/a2a/server/handler.js';
+import type { HttpRequest } from '../src/a2a/server/http.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent } from '../src/runtime/agent.js';
 

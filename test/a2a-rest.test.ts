@@ -3,8 +3,8 @@
 // happy paths' shapes.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../src/a2a/handler.js';
-import type { HttpRequest, HttpResponse } from '../src/a2a/http.js';
+import { createA2AHandler } from '../src/a2a/server/handler.js';
+import type { HttpRequest, HttpResponse } from '../src/a2a/server/http.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent } from '../src/runtime/agent.js';
 

@@ -8,7 +8,7 @@ import { format } from '../src/protocol/format.js';
 import { parse, parseAll } from '../src/protocol/parse.js';
 import { validate } from '../src/protocol/validate.js';
 import { credentialShapes, findSecrets, redactCredentials } from '../src/secrets.js';
-import { applyMessage } from '../src/store/task-record.js';
+import { applyMessage } from '../src/home/task-record.js';
 
 const MB = 1024 * 1024;
 const fill = (unit: string, size = MB) => unit.repeat(Math.ceil(size / unit.length));

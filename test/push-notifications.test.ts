@@ -2,8 +2,8 @@
 // errors, configs sent inline with a message, and the card's capability. Webhooks are real
 // HTTP servers on 127.0.0.1.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../src/a2a/handler.js';
-import type { A2AHandler } from '../src/a2a/http.js';
+import { createA2AHandler } from '../src/a2a/server/handler.js';
+import type { A2AHandler } from '../src/a2a/server/http.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent, type Agent } from '../src/runtime/agent.js';
 import { startPushSender, type PushSender } from '../src/serve/push-sender.js';

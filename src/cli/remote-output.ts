@@ -3,13 +3,13 @@
 // code. Shared by `send` and `tasks get|cancel`.
 
 import { join } from 'node:path';
-import { fileParts, liteState, resultMessage, saveFiles, statusMessage, type SavedFile } from '../client/lite-view.js';
+import { fileParts, liteState, resultMessage, saveFiles, statusMessage, type SavedFile } from '../lite/task-text.js';
 import { isSettled } from '../client/remote-task.js';
 import { LiteError } from '../errors.js';
 import { format } from '../protocol/format.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
-import type { Task, TaskEvent } from '../runtime/task-model.js';
+import type { Task, TaskEvent } from '../model/task.js';
 import type { Context } from './context.js';
 import { note, printLine } from './output.js';
 import type { Stores } from './stores.js';

@@ -1,8 +1,8 @@
 // Opens the stores of the home a command works in (see store/home.ts for the rule).
 
-import { AgentDirectory } from '../store/agent-directory.js';
-import { homePaths, resolveHome, type Home } from '../store/home.js';
-import { FileTaskLedger } from '../store/task-ledger.js';
+import { AgentDirectory } from '../home/known-agents.js';
+import { homePaths, resolveHome, type Home } from '../home/home.js';
+import { FileTaskLedger } from '../home/task-ledger.js';
 import type { Context } from './context.js';
 
 export interface Stores {

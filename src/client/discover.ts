@@ -2,7 +2,7 @@
 // A2A-Lite card whose channel is `a2a:<url>`, with what a client needs to call it beside it.
 
 import { LiteError, isLiteError } from '../errors.js';
-import type { AgentDirectory, KnownAgent } from '../store/agent-directory.js';
+import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import { idFromName, readRemoteCard, toLiteCard, type RemoteAccess, type RemoteCard } from './remote-card.js';
 
 /** The most a card may hold. */

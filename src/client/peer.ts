@@ -3,7 +3,7 @@
 // in its cache entry; and, with only a skill, the known agent best placed to do it.
 
 import { LiteError } from '../errors.js';
-import type { AgentDirectory, KnownAgent } from '../store/agent-directory.js';
+import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import { cacheDiscovered, fetchAgentCard, type FetchCardOptions } from './discover.js';
 import type { RemoteAccess } from './remote-card.js';
 import { openTransport, type Credential, type Transport } from './transport.js';

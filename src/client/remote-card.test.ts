@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toHybridAgentCard } from '../a2a/agent-card.js';
+import { toHybridAgentCard } from '../a2a/wire/agent-card.js';
 import { jiajiaCard } from '../card/examples.js';
 import { checkCard } from '../card/validate.js';
 import { LiteError, isLiteError } from '../errors.js';

@@ -3,7 +3,7 @@
 // needs is pulled out and checked: the interfaces it can speak, streaming, the security schemes,
 // the skills. Then the card becomes an A2A-Lite card for the known-agents cache.
 
-import { LITE_CARD_EXTENSION } from '../a2a/agent-card.js';
+import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
 import { assertCard } from '../card/validate.js';
 import { FRAMEWORKS, MODES, PROTOCOL_VERSION, type Framework, type LiteCard, type Mode, type Skill } from '../card/types.js';
 import { LiteError } from '../errors.js';

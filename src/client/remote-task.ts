@@ -5,7 +5,7 @@
 
 import { LiteError, isLiteError } from '../errors.js';
 import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
-import type { Task, TaskEvent, TaskMessage } from '../runtime/task-model.js';
+import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { Transport } from './transport.js';
 
 export interface FollowOptions {

@@ -5,12 +5,12 @@
 // credentials wanted, the agent's own error, or an answer that is not A2A.
 
 import { randomUUID } from 'node:crypto';
-import { A2A_JSON } from '../a2a/rest-v1.js';
-import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire-v1.js';
-import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire-v03.js';
+import { A2A_JSON } from '../a2a/server/rest-v1.js';
+import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire/v1.js';
+import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire/v03.js';
 import { LiteError, isLiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
-import type { Task, TaskEvent, TaskMessage } from '../runtime/task-model.js';
+import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { RemoteAccess, RemoteInterface } from './remote-card.js';
 import { readSse } from './sse.js';
 

@@ -3,7 +3,7 @@ import { jiajiaCard } from '../card/examples.js';
 import { LiteError } from '../errors.js';
 import { MemoryTaskStore } from '../store/task-store.js';
 import { createAgent, type AgentOptions } from './agent.js';
-import type { TaskEvent, TaskMessage } from './task-model.js';
+import type { TaskEvent, TaskMessage } from '../model/task.js';
 
 let counter = 0;
 const userMessage = (text: string, extra: Partial<TaskMessage> = {}): TaskMessage => ({

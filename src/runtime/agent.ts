@@ -13,11 +13,11 @@ import { LiteError } from '../errors.js';
 import { isTerminal, transition, type WireState } from '../protocol/states.js';
 import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
-import { uuidv7 } from './ids.js';
-import { receiveLite, type LiteReceiveOptions } from './lite-driver.js';
+import { uuidv7 } from '../model/ids.js';
+import { receiveLite, type LiteReceiveOptions } from '../lite/driver.js';
 import { LiveTask, endOfTurn, isPaused, type SaveContext } from './live-task.js';
 import { agentMessage, incomingTask, taskContext, type IncomingTask, type TaskActions, type TaskContext } from './task-context.js';
-import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
+import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
 

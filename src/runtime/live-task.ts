@@ -10,7 +10,7 @@ import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js
 import type { TaskStore } from '../store/task-store.js';
 import { EventQueue } from './event-queue.js';
 import { LazyAbort } from './lazy-abort.js';
-import { cloneTask, type Task, type TaskEvent, type TaskMessage } from './task-model.js';
+import { cloneTask, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 /** A failed save is tried again after this long, with the newest state. */
 const SAVE_RETRY_MS = 1000;

@@ -5,7 +5,7 @@
 import { LiteError } from '../errors.js';
 import { isTerminal, type WireState } from '../protocol/states.js';
 import type { LiveTask } from './live-task.js';
-import { textOf, type Artifact, type Part, type Task, type TaskMessage } from './task-model.js';
+import { textOf, type Artifact, type Part, type Task, type TaskMessage } from '../model/task.js';
 
 /** What a handler receives about a new task. */
 export interface IncomingTask {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tempHome } from '../../test/fixtures/home.js';
 import { jiajiaCard } from '../card/examples.js';
 import { createAgent } from '../runtime/agent.js';
-import type { Part, TaskEvent, TaskMessage } from '../runtime/task-model.js';
+import type { Part, TaskEvent, TaskMessage } from '../model/task.js';
 import { execHandler, type ExecOptions } from './exec-handler.js';
 
 let counter = 0;
@@ -216,7 +216,7 @@ describe('serve --exec', () => {
     mkdirSync(join(root, 'other'));
     writeFileSync(join(root, 'other', 'secret.txt'), 'x');
     symlinkSync(join(root, 'other', 'secret.txt'), join(root, 'link.txt'));
-    const { fileInside } = await import('./safe-names.js');
+    const { fileInside } = await import('../home/safe-names.js');
     mkdirSync(join(root, 'task'));
     symlinkSync(join(root, 'other', 'secret.txt'), join(root, 'task', 'link.txt'));
     expect(() => fileInside(join(root, 'task'), 'link.txt')).toThrow(/outside the task folder/);

@@ -22,8 +22,8 @@ import { isInterrupted, isTerminal, isWireState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
 import type { IncomingTask, ResultFile, TaskContext } from '../runtime/agent.js';
-import { textOf, type TaskMessage } from '../runtime/task-model.js';
-import { fileInside, safeFileName } from './safe-names.js';
+import { textOf, type TaskMessage } from '../model/task.js';
+import { fileInside, safeFileName } from '../home/safe-names.js';
 
 export interface ExecOptions {
   /** The shell command to run for each turn. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../a2a/handler.js';
+import { createA2AHandler } from '../a2a/server/handler.js';
 import { jiajiaCard } from '../card/examples.js';
 import { createAgent } from '../runtime/agent.js';
 import { fetchHandler } from './fetch-handler.js';

@@ -1,6 +1,6 @@
 // The web-standard adapter: `fetch(Request) → Response`, for Bun, Deno and edge runtimes.
 
-import type { A2AHandler } from '../a2a/http.js';
+import type { A2AHandler } from '../a2a/server/http.js';
 import { DEFAULT_MAX_BODY } from './node-http.js';
 
 export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../a2a/handler.js';
+import { createA2AHandler } from '../a2a/server/handler.js';
 import { jiajiaCard } from '../card/examples.js';
 import { createAgent } from '../runtime/agent.js';
 import { listen, type Listening } from './node-http.js';

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/http.js';
+import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/server/http.js';
 
 export interface NodeAdapterOptions {
   /** Bodies over this size get 413 (default 4 MiB). */

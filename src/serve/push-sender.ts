@@ -11,12 +11,12 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { PushConfig, PushConfigInput, PushConfigService } from '../a2a/push-config.js';
-import { taskToV03 } from '../a2a/wire-v03.js';
-import { eventToV1 } from '../a2a/wire-v1.js';
+import type { PushConfig, PushConfigInput, PushConfigService } from '../a2a/wire/push-config.js';
+import { taskToV03 } from '../a2a/wire/v03.js';
+import { eventToV1 } from '../a2a/wire/v1.js';
 import { LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
-import type { Task, TaskEvent } from '../runtime/task-model.js';
+import type { Task, TaskEvent } from '../model/task.js';
 import type { PendingDelivery, PushStore } from '../store/push-store.js';
 import { checkWebhook, type Resolver } from './webhook-guard.js';
 import { postWebhook, type PostOutcome } from './webhook-post.js';

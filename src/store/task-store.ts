@@ -3,10 +3,10 @@
 // default for `serve`) implements the same contracts.
 
 import { randomUUID } from 'node:crypto';
-import type { PushConfig } from '../a2a/push-config.js';
+import type { PushConfig } from '../a2a/wire/push-config.js';
 import { LiteError } from '../errors.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
-import { cloneTask, type Task, type TaskMessage } from '../runtime/task-model.js';
+import { cloneTask, type Task, type TaskMessage } from '../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
 
 export interface TaskQuery {

@@ -1,10 +1,10 @@
 // Our own server as a peer for the client tests, with the behaviours of the SDK peers
 // (test/interop/peers/sdk-peer.ts): echo, ask, slow, cut, file, files-in, fail, reject, auth.
 import type { ServerResponse } from 'node:http';
-import { createA2AHandler } from '../../src/a2a/handler.js';
+import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { textOf } from '../../src/runtime/task-model.js';
+import { textOf } from '../../src/model/task.js';
 import { listen } from '../../src/serve/node-http.js';
 
 export interface LitePeer {

@@ -7,7 +7,7 @@ import type { Binding, RemoteCard, WireVersion } from '../../src/client/remote-c
 import { followTask, sendAndFollow, type Outcome } from '../../src/client/remote-task.js';
 import { openTransport, type Transport } from '../../src/client/transport.js';
 import { isLiteError } from '../../src/errors.js';
-import type { Part, Task, TaskEvent, TaskMessage } from '../../src/runtime/task-model.js';
+import type { Part, Task, TaskEvent, TaskMessage } from '../../src/model/task.js';
 
 export interface TestPeer {
   url: string;

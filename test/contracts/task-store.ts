@@ -1,7 +1,7 @@
 // The TaskStore contract: every store (memory, SQLite) must pass these tests.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../src/runtime/task-model.js';
+import type { Task } from '../../src/model/task.js';
 import { newestFirst, type TaskStore } from '../../src/store/task-store.js';
 import { withStores } from './with-stores.js';
 

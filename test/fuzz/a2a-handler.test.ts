@@ -7,13 +7,13 @@
 // out of the handler, never an internal error for a client's mistake.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../../src/a2a/handler.js';
-import type { A2AHandler, HttpRequest, HttpResponse } from '../../src/a2a/http.js';
-import type { PushConfig, PushConfigService } from '../../src/a2a/push-config.js';
+import { createA2AHandler } from '../../src/a2a/server/handler.js';
+import type { A2AHandler, HttpRequest, HttpResponse } from '../../src/a2a/server/http.js';
+import type { PushConfig, PushConfigService } from '../../src/a2a/wire/push-config.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { ERROR_TABLE } from '../../src/errors.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { textOf } from '../../src/runtime/task-model.js';
+import { textOf } from '../../src/model/task.js';
 import { check } from './expect-fast.js';
 import { piece, words } from './hostile-text.js';
 import { applyEdits, edits, hostileValue } from './json-mutations.js';

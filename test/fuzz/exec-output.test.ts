@@ -12,7 +12,7 @@ import { afterAll, describe, it } from 'vitest';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { WIRE_STATES } from '../../src/protocol/states.js';
 import { createAgent, type Agent, type TaskContext } from '../../src/runtime/agent.js';
-import { textOf, type Task } from '../../src/runtime/task-model.js';
+import { textOf, type Task } from '../../src/model/task.js';
 import { finish, outcomeOf, StatusReader, type Outcome } from '../../src/serve/exec-handler.js';
 import { check, expectSame } from './expect-fast.js';
 import { cut, line, words } from './hostile-text.js';

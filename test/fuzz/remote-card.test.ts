@@ -4,7 +4,7 @@
 // a valid lite card or is refused the same way. Never another exception.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toHybridAgentCard } from '../../src/a2a/agent-card.js';
+import { toHybridAgentCard } from '../../src/a2a/wire/agent-card.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { checkCard } from '../../src/card/validate.js';
 import { idFromName, readRemoteCard, toLiteCard, type RemoteCard } from '../../src/client/remote-card.js';

@@ -1,5 +1,5 @@
 // Our server for interop tests: a small agent that echoes, asks, or waits to be cancelled.
-import { createA2AHandler } from '../../src/a2a/handler.js';
+import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/serve/node-http.js';

@@ -1,7 +1,7 @@
 // The official SDK client against an a2a-lite server that requires a bearer token.
 import type { BeforeArgs, CallInterceptor } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../../src/a2a/handler.js';
+import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/serve/node-http.js';

@@ -3,7 +3,7 @@
 import { StreamResponse, TaskState, type TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../../src/a2a/handler.js';
+import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent, type Agent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/serve/node-http.js';

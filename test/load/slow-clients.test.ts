@@ -3,7 +3,7 @@
 // long stream nor a slow handler is cut by the same limits.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../../src/a2a/handler.js';
+import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/serve/node-http.js';

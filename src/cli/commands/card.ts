@@ -5,7 +5,7 @@ import { render, type Lang } from '../../card/render.js';
 import { FRAMEWORKS, PROTOCOL_VERSION, type Framework, type LiteCard, type Skill } from '../../card/types.js';
 import { assertCard, checkCard } from '../../card/validate.js';
 import { ERROR_TABLE, LiteError } from '../../errors.js';
-import { createFileAtomic, readJsonFile, writeFileAtomic } from '../../store/atomic-file.js';
+import { createFileAtomic, readJsonFile, writeFileAtomic } from '../../home/atomic-file.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { commandGroup, type Subcommand } from '../group.js';

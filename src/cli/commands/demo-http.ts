@@ -1,5 +1,5 @@
 // `a2a-lite demo` over real HTTP: 佳佳 and Mexico each run `a2a-lite serve` on a loopback port
-// with a small deterministic program (src/demo/) and a SQLite home of their own. The demo asks
+// with a small deterministic program (src/cli/demo/) and a SQLite home of their own. The demo asks
 // 佳佳 for a research report; 佳佳's program writes it, discovers Mexico and has it e-mail the
 // report (with `a2a-lite discover` and `a2a-lite send`); the report comes back as a file.
 
@@ -18,16 +18,16 @@ import { sendAndFollow } from '../../client/remote-task.js';
 import { newMessageId } from '../../client/transport.js';
 import { LiteError } from '../../errors.js';
 import { format } from '../../protocol/format.js';
-import { writeFileAtomic } from '../../store/atomic-file.js';
-import { homePaths } from '../../store/home.js';
-import type { TaskRecord } from '../../store/task-record.js';
+import { writeFileAtomic } from '../../home/atomic-file.js';
+import { homePaths } from '../../home/home.js';
+import type { TaskRecord } from '../../home/task-record.js';
 import type { Context } from '../context.js';
 import { printLine } from '../output.js';
 import { RemoteOutput } from '../remote-output.js';
 import { openStores } from '../stores.js';
 
 const CLI = fileURLToPath(new URL('../bin.js', import.meta.url));
-const HANDLERS = fileURLToPath(new URL('../../demo/', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../demo/', import.meta.url));
 
 interface Served {
   id: string;

@@ -15,14 +15,14 @@ import { format } from '../../protocol/format.js';
 import { parse } from '../../protocol/parse.js';
 import type { Message, ParsedMessage } from '../../protocol/types.js';
 import { isValid, validate } from '../../protocol/validate.js';
-import { AgentDirectory, offers } from '../../store/agent-directory.js';
-import { writeFileAtomic } from '../../store/atomic-file.js';
-import { homePaths } from '../../store/home.js';
-import { FileTaskLedger } from '../../store/task-ledger.js';
+import { AgentDirectory, offers } from '../../home/known-agents.js';
+import { writeFileAtomic } from '../../home/atomic-file.js';
+import { homePaths } from '../../home/home.js';
+import { FileTaskLedger } from '../../home/task-ledger.js';
 import { atMost, parseOptions } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { printJson, printLine } from '../output.js';
-import type { TaskRecord } from '../../store/task-record.js';
+import type { TaskRecord } from '../../home/task-record.js';
 
 export const command: Command = {
   usage: 'a2a-lite demo [--chat] [--keep] [--json]',

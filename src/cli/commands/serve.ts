@@ -3,9 +3,9 @@
 // (or memory); SIGTERM or Ctrl-C stops it cleanly.
 
 import { join } from 'node:path';
-import type { AuthOptions, Credential } from '../../a2a/auth.js';
-import { createA2AHandler } from '../../a2a/handler.js';
-import { JSONRPC_PATH } from '../../a2a/agent-card.js';
+import type { AuthOptions, Credential } from '../../a2a/server/auth.js';
+import { createA2AHandler } from '../../a2a/server/handler.js';
+import { JSONRPC_PATH } from '../../a2a/wire/agent-card.js';
 import type { LiteCard } from '../../card/types.js';
 import { assertCard } from '../../card/validate.js';
 import { LiteError } from '../../errors.js';
@@ -173,7 +173,7 @@ async function cardFrom(path: string, context: Context): Promise<LiteCard> {
 
 async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore & PushStore> {
   if (kind === 'memory') return new MemoryTaskStore();
-  const { openSqliteTaskStore } = await import('../../store/sqlite-task-store.js');
+  const { openSqliteTaskStore } = await import('../../store/sqlite/sqlite-task-store.js');
   return openSqliteTaskStore(path);
 }
 

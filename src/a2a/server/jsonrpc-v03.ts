@@ -1,13 +1,13 @@
 // The A2A 0.3 JSON-RPC methods (slash names, `kind` bodies), for peers older than 1.0. Each reads
 // its params, calls the same agent as the 1.0 table, and returns a bare 0.3 object or SSE events.
 
-import { LiteError } from '../errors.js';
-import type { TaskEvent, TaskMessage } from '../runtime/task-model.js';
+import { LiteError } from '../../errors.js';
+import type { TaskEvent, TaskMessage } from '../../model/task.js';
 import { requiredId, type Method } from './jsonrpc-v1.js';
 import { mapEvents } from './map-events.js';
 import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
-import { eventToV03, isFinalV03, messageFromV03, statusUpdateToV03, taskToV03 } from './wire-v03.js';
-import { asObject, field, invalid, optionalInteger } from './wire-v1.js';
+import { eventToV03, isFinalV03, messageFromV03, statusUpdateToV03, taskToV03 } from '../wire/v03.js';
+import { asObject, field, invalid, optionalInteger } from '../wire/v1.js';
 
 type Json = Record<string, unknown>;
 

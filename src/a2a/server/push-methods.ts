@@ -3,8 +3,8 @@
 // task exists and is the caller's, then calls the push config service; without one, push is off
 // and they refuse.
 
-import { LiteError } from '../errors.js';
-import type { Agent, SendOptions } from '../runtime/agent.js';
+import { LiteError } from '../../errors.js';
+import type { Agent, SendOptions } from '../../runtime/agent.js';
 import type { Method, MethodContext } from './jsonrpc-v1.js';
 import {
   pushConfigFromV03,
@@ -15,8 +15,8 @@ import {
   type PushConfig,
   type PushConfigInput,
   type PushConfigService,
-} from './push-config.js';
-import { field, invalid, optionalString } from './wire-v1.js';
+} from '../wire/push-config.js';
+import { field, invalid, optionalString } from '../wire/v1.js';
 
 type Json = Record<string, unknown>;
 

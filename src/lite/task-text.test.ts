@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { format } from '../protocol/format.js';
 import { parse } from '../protocol/parse.js';
 import { isValid, validate } from '../protocol/validate.js';
-import type { Part, Task } from '../runtime/task-model.js';
-import { resultMessage, saveFiles, statusMessage } from './lite-view.js';
+import type { Part, Task } from '../model/task.js';
+import { resultMessage, saveFiles, statusMessage } from './task-text.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,9 +1,9 @@
 // A2A 0.3 JSON-RPC shapes ⇄ the task model. Every object names itself with `kind`, states are
 // kebab-case (`canceled` with one l), and incoming messages are checked field by field.
 
-import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
-import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../runtime/task-model.js';
-import { asObject, field, invalid, optionalString, shown } from './wire-v1.js';
+import { isInterrupted, isTerminal, type TaskState } from '../../protocol/states.js';
+import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../../model/task.js';
+import { asObject, field, invalid, optionalString, shown } from './v1.js';
 
 type Json = Record<string, unknown>;
 

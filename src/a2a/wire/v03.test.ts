@@ -2,10 +2,10 @@
 // message refused with the path of the field at fault.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLiteError } from '../errors.js';
-import type { TaskState } from '../protocol/states.js';
-import type { Part, Task, TaskEvent, TaskMessage } from '../runtime/task-model.js';
-import { eventToV03, isFinalV03, messageFromV03, messageToV03, partToV03, stateToV03, taskToV03 } from './wire-v03.js';
+import { isLiteError } from '../../errors.js';
+import type { TaskState } from '../../protocol/states.js';
+import type { Part, Task, TaskEvent, TaskMessage } from '../../model/task.js';
+import { eventToV03, isFinalV03, messageFromV03, messageToV03, partToV03, stateToV03, taskToV03 } from './v03.js';
 
 const AT = '2026-01-02T03:04:05.000Z';
 

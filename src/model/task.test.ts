@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cloneTask, type Task } from './task-model.js';
+import { cloneTask, type Task } from './task.js';
 
 const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 const clone = (value: unknown): unknown => cloneTask(value as Task);

@@ -4,8 +4,8 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { format } from '../protocol/format.js';
-import { parseAll } from '../protocol/parse.js';
+import { format } from '../../protocol/format.js';
+import { parseAll } from '../../protocol/parse.js';
 
 const task = process.env.A2A_TASK_ID ?? 'task';
 const folder = process.env.A2A_TASK_DIR ?? process.cwd();

@@ -5,11 +5,11 @@ import { jiajiaCard, mexicoCard } from '../card/examples.js';
 import { render } from '../card/render.js';
 import { parse } from '../protocol/parse.js';
 import { validate } from '../protocol/validate.js';
-import { FileTaskLedger } from '../store/task-ledger.js';
+import { FileTaskLedger } from '../home/task-ledger.js';
 import { MemoryTaskStore } from '../store/task-store.js';
 import { tempHome } from '../../test/fixtures/home.js';
-import { createAgent, type AgentOptions, type IncomingTask } from './agent.js';
-import { textOf } from './task-model.js';
+import { createAgent, type AgentOptions, type IncomingTask } from '../runtime/agent.js';
+import { textOf } from '../model/task.js';
 
 const EMAIL_TASK = [
   '[A2A:task id=email-001 skill=email]',

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { jiajiaCard } from '../card/examples.js';
-import { LiteError } from '../errors.js';
-import { createAgent } from '../runtime/agent.js';
-import { EventQueue } from '../runtime/event-queue.js';
-import type { TaskEvent } from '../runtime/task-model.js';
+import { jiajiaCard } from '../../card/examples.js';
+import { LiteError } from '../../errors.js';
+import { createAgent } from '../../runtime/agent.js';
+import { EventQueue } from '../../runtime/event-queue.js';
+import type { TaskEvent } from '../../model/task.js';
 import { createA2AHandler } from './handler.js';
 import type { HttpRequest } from './http.js';
 import { mapEvents, type MapEventsOptions } from './map-events.js';

@@ -2,17 +2,17 @@
 // routes (rest-v1.ts); reads the JSON-RPC envelope, picks its version (1.0 or 0.3), and turns
 // results, streams and errors into responses. No framework, no sockets: see serve/ for those.
 
-import type { LiteCard } from '../card/types.js';
-import { ERROR_TABLE, LiteError } from '../errors.js';
-import type { Agent } from '../runtime/agent.js';
-import { JSONRPC_PATH, toHybridAgentCard } from './agent-card.js';
+import type { LiteCard } from '../../card/types.js';
+import { ERROR_TABLE, LiteError } from '../../errors.js';
+import type { Agent } from '../../runtime/agent.js';
+import { JSONRPC_PATH, toHybridAgentCard } from '../wire/agent-card.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
-import { errorInfoOf } from './error-info.js';
+import { errorInfoOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
 import { METHODS_V1, type Method, type MethodContext, type MethodResult } from './jsonrpc-v1.js';
 import { mapEvents } from './map-events.js';
-import type { PushConfigService } from './push-config.js';
+import type { PushConfigService } from '../wire/push-config.js';
 import { restV1 } from './rest-v1.js';
 
 export interface A2AHandlerOptions {

@@ -5,7 +5,7 @@
 // or a log.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { LiteError } from '../errors.js';
+import { LiteError } from '../../errors.js';
 import { json, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 
 /** A secret and the principal it belongs to. */

@@ -1,7 +1,7 @@
 // Where an agent's files live and the stores kept there: the known-agents cache and the task ledger.
 
 export { resolveHome, homePaths, type Home, type HomeOptions } from './home.js';
-export { AgentDirectory, offers, CACHE_KEY, type KnownAgent, type CacheInfo } from './agent-directory.js';
+export { AgentDirectory, offers, CACHE_KEY, type KnownAgent, type CacheInfo } from './known-agents.js';
 export { FileTaskLedger, type RecordOptions, type ListFilter } from './task-ledger.js';
 export {
   applyMessage,

@@ -1,13 +1,13 @@
 // The A2A 1.0 JSON-RPC methods: each reads its params, calls the agent, and returns a result
 // or a stream of StreamResponse events.
 
-import { LiteError } from '../errors.js';
-import type { Agent } from '../runtime/agent.js';
-import { pageSizeOf } from '../store/task-store.js';
+import { LiteError } from '../../errors.js';
+import type { Agent } from '../../runtime/agent.js';
+import { pageSizeOf } from '../../store/task-store.js';
 import { mapEvents } from './map-events.js';
-import type { PushConfigService } from './push-config.js';
+import type { PushConfigService } from '../wire/push-config.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
-import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, shown, stateFromV1, taskToV1 } from './wire-v1.js';
+import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, shown, stateFromV1, taskToV1 } from '../wire/v1.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LiteError } from '../errors.js';
+import { LiteError } from '../../errors.js';
 import {
   pushConfigFromV03,
   pushConfigFromV1,

@@ -11,13 +11,13 @@
 // The `/{tenant}/…` variants are not served: the card names no tenant, and clients prefix a
 // tenant only when the card gives one. Served, they would read 0.3's `/v1/…` as a tenant.
 
-import { ERROR_TABLE, LiteError } from '../errors.js';
-import type { Agent } from '../runtime/agent.js';
-import { errorInfoOf, rpcStatusOf } from './error-info.js';
+import { ERROR_TABLE, LiteError } from '../../errors.js';
+import type { Agent } from '../../runtime/agent.js';
+import { errorInfoOf, rpcStatusOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V1, type MethodContext } from './jsonrpc-v1.js';
 import { mapEvents } from './map-events.js';
-import { invalid } from './wire-v1.js';
+import { invalid } from '../wire/v1.js';
 
 type Json = Record<string, unknown>;
 

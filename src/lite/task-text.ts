@@ -6,9 +6,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTerminal, type TaskState, type WireState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
-import { textOf, type Artifact, type Part, type Task, type TaskEvent } from '../runtime/task-model.js';
-import { safeFileName } from '../serve/safe-names.js';
-import { encodeName } from '../store/file-names.js';
+import { textOf, type Artifact, type Part, type Task, type TaskEvent } from '../model/task.js';
+import { safeFileName } from '../home/safe-names.js';
+import { encodeName } from '../home/file-names.js';
 
 /** A file the agent returned, and where it now is (undefined when it could not be saved). */
 export interface SavedFile {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jiajiaCard } from '../card/examples.js';
-import { createAgent } from '../runtime/agent.js';
+import { jiajiaCard } from '../../card/examples.js';
+import { createAgent } from '../../runtime/agent.js';
 import { DEFAULT_PRINCIPAL, withAuth } from './auth.js';
 import { createA2AHandler } from './handler.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';

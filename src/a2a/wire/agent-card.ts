@@ -2,7 +2,7 @@
 // the capabilities actually on: in 1.0 shape, and as one hybrid object that 0.3 clients read too.
 // Lite-only facts travel in an extension so that a lite-aware peer can rebuild the lite card.
 
-import type { LiteCard, Mode } from '../card/types.js';
+import type { LiteCard, Mode } from '../../card/types.js';
 
 /** The extension that carries A2A-Lite facts (framework, channels, protocol) in an A2A card. */
 export const LITE_CARD_EXTENSION = 'https://a2a-lite.dev/extensions/lite-card/v1';

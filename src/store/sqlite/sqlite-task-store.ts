@@ -5,12 +5,12 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { LiteError } from '../errors.js';
-import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../protocol/states.js';
-import type { PushConfig } from '../a2a/push-config.js';
-import type { Task } from '../runtime/task-model.js';
-import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
-import { Checkpointer } from './sqlite-checkpointer.js';
+import { LiteError } from '../../errors.js';
+import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../../protocol/states.js';
+import type { PushConfig } from '../../a2a/wire/push-config.js';
+import type { Task } from '../../model/task.js';
+import type { NewDelivery, PendingDelivery, PushStore } from '../push-store.js';
+import { Checkpointer } from './checkpointer.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -20,7 +20,7 @@ import {
   type TaskQuery,
   type TaskStore,
   type TaskStoreOptions,
-} from './task-store.js';
+} from '../task-store.js';
 
 type Database = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement;

@@ -1,7 +1,7 @@
 // How an error is named to A2A 1.0 peers, whichever binding carries it: the google.rpc.ErrorInfo
 // reason the spec gives each A2A error, and the google.rpc status name a REST error carries.
 
-import { ERROR_TABLE, type ErrorCode } from '../errors.js';
+import { ERROR_TABLE, type ErrorCode } from '../../errors.js';
 
 /** The ErrorInfo reason A2A 1.0 gives each error, where it has one. */
 const REASONS: Partial<Record<ErrorCode, string>> = {

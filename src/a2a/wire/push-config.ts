@@ -2,7 +2,7 @@
 // client sends, and the 1.0 (flat) and 0.3 (nested) JSON shapes. Where a webhook URL may lead
 // (loopback, private networks) is decided later, by serve/webhook-guard.ts.
 
-import { asObject, field, invalid, optionalString } from './wire-v1.js';
+import { asObject, field, invalid, optionalString } from './v1.js';
 
 type Json = Record<string, unknown>;
 

@@ -7,13 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { format } from '../protocol/format.js';
-import { parseAll } from '../protocol/parse.js';
+import { format } from '../../protocol/format.js';
+import { parseAll } from '../../protocol/parse.js';
 
 const task = process.env.A2A_TASK_ID ?? 'task';
 const folder = process.env.A2A_TASK_DIR ?? process.cwd();
 const mexico = process.env.A2A_DEMO_PEER_URL ?? '';
-const cli = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
+const cli = fileURLToPath(new URL('../bin.js', import.meta.url));
 const say = (text: string): void => void process.stdout.write(`${text}\n\n`);
 const status = (progress: string, body: string): void => say(format({ type: 'status', params: { task, state: 'working', progress }, body, attachments: [] }));
 

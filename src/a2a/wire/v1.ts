@@ -1,9 +1,9 @@
 // A2A 1.0 JSON shapes ⇄ the task model. Outgoing objects leave out empty fields, as ProtoJSON
 // does; incoming ones are checked field by field, and every refusal names the field.
 
-import { LiteError } from '../errors.js';
-import type { TaskState } from '../protocol/states.js';
-import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../runtime/task-model.js';
+import { LiteError } from '../../errors.js';
+import type { TaskState } from '../../protocol/states.js';
+import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../../model/task.js';
 
 type Json = Record<string, unknown>;
 

@@ -2,10 +2,10 @@
 // field. Round trips through our own writers, and hostile input that must only ever be refused.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLiteError } from '../errors.js';
-import type { Task, TaskEvent } from '../runtime/task-model.js';
-import { eventFromV1, eventToV1, taskFromV1, taskToV1 } from './wire-v1.js';
-import { eventFromV03, eventToV03, taskFromV03, taskToV03 } from './wire-v03.js';
+import { isLiteError } from '../../errors.js';
+import type { Task, TaskEvent } from '../../model/task.js';
+import { eventFromV1, eventToV1, taskFromV1, taskToV1 } from './v1.js';
+import { eventFromV03, eventToV03, taskFromV03, taskToV03 } from './v03.js';
 
 const task: Task = {
   id: 't-1',

@@ -22,11 +22,11 @@ import { isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message, ParsedMessage, Problem } from '../protocol/types.js';
 import { isValid, TASK_ID, validate } from '../protocol/validate.js';
 import { redactCredentials } from '../secrets.js';
-import type { FileTaskLedger } from '../store/task-ledger.js';
-import type { Direction } from '../store/task-record.js';
-import type { Agent } from './agent.js';
-import { WORDS, type Words } from './lite-words.js';
-import { textOf, type Artifact, type Part, type TaskEvent, type TaskMessage, type TaskStatus } from './task-model.js';
+import type { FileTaskLedger } from '../home/task-ledger.js';
+import type { Direction } from '../home/task-record.js';
+import type { Agent } from '../runtime/agent.js';
+import { WORDS, type Words } from './words.js';
+import { textOf, type Artifact, type Part, type TaskEvent, type TaskMessage, type TaskStatus } from '../model/task.js';
 
 /** What the driver needs of a ledger: `FileTaskLedger`, or anything shaped like it. */
 export type LiteLedger = Pick<FileTaskLedger, 'record' | 'has' | 'get'>;
