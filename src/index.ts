@@ -18,6 +18,7 @@ export {
   type StatusOptions,
   type TaskAccess,
 } from './runtime/agent.js';
+export { receiveLite, type LiteReceiveOptions, type LiteLedger } from './lite/driver.js';
 export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './model/task.js';
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from './store/task-store.js';
 
@@ -31,7 +32,8 @@ export { execHandler, type ExecOptions } from './serve/exec-handler.js';
 export { safeFileName } from './home/safe-names.js';
 
 export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';
-export { readRemoteCard, toLiteCard, type RemoteCard, type RemoteAccess, type RemoteInterface, type Binding, type WireVersion } from './client/remote-card.js';
+export { readRemoteCard, toLiteCard, type RemoteCard } from './client/remote-card.js';
+export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
 export { openTransport, type Transport, type TransportOptions, type SendResult, type Credential } from './client/transport.js';
 export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
 export { SseParser, readSse, type SseEvent } from './client/sse.js';

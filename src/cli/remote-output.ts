@@ -3,13 +3,13 @@
 // code. Shared by `send` and `tasks get|cancel`.
 
 import { join } from 'node:path';
-import { fileParts, liteState, resultMessage, saveFiles, statusMessage, type SavedFile } from '../lite/task-text.js';
-import { isSettled } from '../client/remote-task.js';
+import { fileParts, saveFiles, type SavedFile } from '../client/downloads.js';
+import { liteState, resultMessage, statusMessage } from '../lite/task-text.js';
 import { LiteError } from '../errors.js';
 import { format } from '../protocol/format.js';
-import { isTerminal, type TaskState } from '../protocol/states.js';
+import { isSettled, isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
-import type { Task, TaskEvent } from '../model/task.js';
+import { textOf, type Task, type TaskEvent } from '../model/task.js';
 import type { Context } from './context.js';
 import { note, printLine } from './output.js';
 import type { Stores } from './stores.js';
@@ -54,9 +54,10 @@ export class RemoteOutput {
     let message: Message;
     if ((event.kind === 'status' || event.kind === 'task') && isTerminal(task.status.state)) {
       this.saveFiles(task);
-      message = resultMessage(task, this.files);
+      message = resultMessage(task.id, task.status, task.artifacts, this.files.map((f) => f.name));
     } else {
-      message = statusMessage(task, event);
+      const status = event.kind === 'status' ? event.status : task.status;
+      message = statusMessage(task.id, status, event.kind === 'message' ? textOf(event.message) : undefined);
     }
     if (!this.json) this.print(message);
     this.record(message);

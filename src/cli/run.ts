@@ -1,6 +1,7 @@
 // The `a2a-lite` command: finds the subcommand, loads only its module (the CLI is spawned
 // once per chat message, so start-up must stay close to Node's own), runs it, maps errors.
 
+import { readFileSync } from 'node:fs';
 import { ERROR_TABLE, LiteError } from '../errors.js';
 import type { Command, Context } from './context.js';
 import { printLine, reportError } from './output.js';
@@ -18,7 +19,11 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   demo: { summary: 'play the protocol example: two agents collaborating over HTTP', load: () => import('./commands/demo.js') },
 };
 
-export const VERSION = '0.1.0';
+/** The package's version, read from its package.json (two folders up from both src/cli and dist/cli) when asked. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
 
 /** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
 export async function run(argv: string[], context: Context): Promise<number> {
@@ -31,7 +36,7 @@ export async function run(argv: string[], context: Context): Promise<number> {
       return 0;
     }
     if (name === '--version' || name === '-V') {
-      printLine(context, VERSION);
+      printLine(context, packageVersion());
       return 0;
     }
     const entry = COMMANDS[name];

@@ -3,7 +3,8 @@
 
 import { LiteError, isLiteError } from '../errors.js';
 import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
-import { idFromName, readRemoteCard, toLiteCard, type RemoteAccess, type RemoteCard } from './remote-card.js';
+import type { RemoteAccess } from '../model/remote-access.js';
+import { idFromName, readRemoteCard, toLiteCard, type RemoteCard } from './remote-card.js';
 
 /** The most a card may hold. */
 const MAX_CARD_BYTES = 1024 * 1024;

@@ -4,33 +4,12 @@
 // the skills. Then the card becomes an A2A-Lite card for the known-agents cache.
 
 import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
+import { fieldReader, type Json } from '../a2a/wire/fields.js';
 import { assertCard } from '../card/validate.js';
 import { FRAMEWORKS, MODES, PROTOCOL_VERSION, type Framework, type LiteCard, type Mode, type Skill } from '../card/types.js';
 import { LiteError } from '../errors.js';
+import type { Binding, RemoteAccess, RemoteInterface, WireVersion } from '../model/remote-access.js';
 import { isSecretName } from '../secrets.js';
-
-export type Binding = 'JSONRPC' | 'HTTP+JSON';
-export type WireVersion = '1.0' | '0.3';
-
-/** One way to reach the agent that a2a-lite can speak. */
-export interface RemoteInterface {
-  url: string;
-  binding: Binding;
-  version: WireVersion;
-  /** The tenant a 1.0 interface names: every request to it carries it. */
-  tenant?: string;
-}
-
-/** What a client must know to call an agent, kept beside its lite card in the cache. */
-export interface RemoteAccess {
-  /** Where the card was read. */
-  cardUrl: string;
-  /** In the order a2a-lite prefers them: 1.0 JSON-RPC, 1.0 HTTP+JSON, 0.3 JSON-RPC. */
-  interfaces: RemoteInterface[];
-  streaming: boolean;
-  /** The credentials the agent declares it wants (names of schemes, never values). */
-  security: { bearer: boolean; apiKey?: { name: string; in: 'header' | 'query' | 'cookie' }; other: string[] };
-}
 
 export interface RemoteSkill {
   id: string;
@@ -54,8 +33,6 @@ export interface RemoteCard extends RemoteAccess {
   /** The A2A-Lite facts of an a2a-lite agent (the lite-card extension), when the card has them. */
   lite?: Record<string, unknown>;
 }
-
-type Json = Record<string, unknown>;
 
 const PREFERENCE: readonly [Binding, WireVersion][] = [
   ['JSONRPC', '1.0'],
@@ -271,28 +248,17 @@ function word(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function object(value: unknown, path: string): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw wrong(path, 'must be an object');
-  return value as Json;
-}
+/** Card fields are read as every wire object is; a refusal is INVALID_CARD naming the field. */
+const fields = fieldReader(wrong);
+const object = fields.object;
+const at = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
 function text(object: Json, key: string, required = false, path = ''): string | undefined {
-  const value = object[key];
-  const where = path ? `${path}.${key}` : key;
-  if (value === undefined || value === null) {
-    if (required) throw wrong(where, 'is required');
-    return undefined;
-  }
-  if (typeof value !== 'string') throw wrong(where, 'must be a string');
-  if (required && value === '') throw wrong(where, 'must not be empty');
-  return value;
+  return required ? fields.requiredString(object, at(path, key), key) : fields.string(object, at(path, key), key);
 }
 
 function strings(object: Json, key: string, path = ''): string[] {
-  const value = object[key];
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw wrong(path ? `${path}.${key}` : key, 'must be an array of strings');
-  return value as string[];
+  return fields.strings(object, at(path, key), key);
 }
 
 function wrong(path: string, problem: string): LiteError {

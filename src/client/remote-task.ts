@@ -4,7 +4,7 @@
 // event goes to `onEvent` once, in order; what repeats after a resubscription is left out.
 
 import { LiteError, isLiteError } from '../errors.js';
-import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
+import { isInterrupted, isSettled, type TaskState } from '../protocol/states.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { Transport } from './transport.js';
 
@@ -26,11 +26,6 @@ export interface FollowOptions {
 
 /** How a send ended: the task as last seen (ended or waiting), or a message the agent answered with. */
 export type Outcome = { kind: 'task'; task: Task } | { kind: 'message'; message: TaskMessage };
-
-/** Ended, or waiting for the requester: nothing more will come until they act. */
-export function isSettled(state: TaskState): boolean {
-  return isTerminal(state) || isInterrupted(state);
-}
 
 /**
  * Sends `message` and follows the task it makes until it ends or asks for input.

@@ -11,7 +11,7 @@ import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire/v03.js';
 import { LiteError, isLiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
-import type { RemoteAccess, RemoteInterface } from './remote-card.js';
+import type { RemoteAccess, RemoteInterface } from '../model/remote-access.js';
 import { readSse } from './sse.js';
 
 /** A credential to present, read from the environment by the caller; never stored. */

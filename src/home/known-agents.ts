@@ -8,7 +8,7 @@ import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
 import { ioError, readJsonFile, writeFileAtomic } from './atomic-file.js';
 import { encodeName } from './file-names.js';
-import type { RemoteAccess } from '../client/remote-card.js';
+import type { RemoteAccess } from '../model/remote-access.js';
 
 /** Facts about a cached card kept beside it under this key; not part of the card itself. */
 export const CACHE_KEY = 'x-a2a-lite';

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { LiteError } from '../errors.js';
-import { INITIAL_STATE, isTerminal, isWireState, nextStates, transition, type TaskState } from '../protocol/states.js';
+import { INITIAL_STATE, isTerminal, isWireState, mayChange, nextStates, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
 import { isSecretName, looksLikeSecretValue, redactCredentials } from '../secrets.js';
@@ -157,8 +157,7 @@ export function applyToRecord(
 function applyState(summary: TaskSummary, message: Message): void {
   const to = message.params.state as string;
   if (!isWireState(to)) throw new LiteError('INVALID_MESSAGE', `state "${to}" is not a task state`);
-  const kind = transition(summary.state, to);
-  if (kind === 'illegal' || (kind === 'repeat' && isTerminal(to))) {
+  if (!mayChange(summary.state, to)) {
     const allowed = nextStates(summary.state);
     const hint = allowed.length === 0 ? 'it has ended and takes no more state changes' : `it can move to ${allowed.join(', ')}`;
     const code = isTerminal(summary.state) ? 'TASK_TERMINAL' : 'ILLEGAL_TRANSITION';

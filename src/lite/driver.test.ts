@@ -9,6 +9,7 @@ import { FileTaskLedger } from '../home/task-ledger.js';
 import { MemoryTaskStore } from '../store/task-store.js';
 import { tempHome } from '../../test/fixtures/home.js';
 import { createAgent, type AgentOptions, type IncomingTask } from '../runtime/agent.js';
+import { receiveLite } from './driver.js';
 import { textOf } from '../model/task.js';
 
 const EMAIL_TASK = [
@@ -62,11 +63,11 @@ describe('the protocol example, from Mexico’s side', () => {
     const heard: string[] = [];
     const options = { from: 'jiajia', ledger, onReply: (reply: string) => heard.push(reply) };
 
-    const card = await agent.receive('[A2A:discover]\n你好！我想了解一下你的能力，看看我们能不能协作完成一个任务。', options);
+    const card = await receiveLite(agent, '[A2A:discover]\n你好！我想了解一下你的能力，看看我们能不能协作完成一个任务。', options);
     expect(card).toEqual([render(mexicoCard(), 'zh')]);
     expect(card[0]).toContain('我是 Mexico，运行在 OpenClaw 上。');
 
-    const replies = await agent.receive(EMAIL_TASK, options);
+    const replies = await receiveLite(agent, EMAIL_TASK, options);
     expect(replies).toEqual([
       '[A2A:status task=email-001 state=accepted]\n收到，开始处理。',
       '[A2A:result task=email-001 state=completed]\n邮件已成功发送到 ruicosta@example.com。',
@@ -93,7 +94,7 @@ describe('the protocol example, from Mexico’s side', () => {
       await ctx.status('working', { message: '正在发送邮件', progress: 50, eta: '2 分钟' });
       await ctx.complete({ text: '已发送，回执见附件。', files: [{ name: 'receipt.txt', bytes: new TextEncoder().encode('ok') }] });
     });
-    const replies = await agent.receive(EMAIL_TASK, { from: 'jiajia' });
+    const replies = await receiveLite(agent, EMAIL_TASK, { from: 'jiajia' });
     expect(replies.slice(1)).toEqual([
       '[A2A:status task=email-001 state=working progress=50% eta="2 分钟"]\n正在发送邮件',
       '[A2A:result task=email-001 state=completed]\n已发送，回执见附件。\n[附件: receipt.txt]',
@@ -114,10 +115,10 @@ describe('input-required', () => {
       },
     });
     const ledger = ledgerIn('jiajia');
-    const asked = await agent.receive('[A2A:task id=research-001 skill=research]\nAI Agent 生态', { from: 'mexico', ledger });
+    const asked = await receiveLite(agent, '[A2A:task id=research-001 skill=research]\nAI Agent 生态', { from: 'mexico', ledger });
     expect(asked).toEqual(['[A2A:status task=research-001 state=accepted]\n收到，开始处理。', '[A2A:status task=research-001 state=input-required]\n时间范围？']);
 
-    const done = await agent.receive('[A2A:task id=research-001]\n过去一周', { from: 'mexico', ledger });
+    const done = await receiveLite(agent, '[A2A:task id=research-001]\n过去一周', { from: 'mexico', ledger });
     expect(done).toEqual([
       '[A2A:status task=research-001 state=working]\n收到回复，继续处理。',
       '[A2A:result task=research-001 state=completed]\n关于「AI Agent 生态」的报告，范围：过去一周\n[附件: report.md]',
@@ -135,15 +136,15 @@ describe('input-required', () => {
     ]);
 
     // The task has ended: the same id again is answered, not started.
-    const again = await agent.receive('[A2A:task id=research-001]\n再来一次', { from: 'mexico', ledger });
+    const again = await receiveLite(agent, '[A2A:task id=research-001]\n再来一次', { from: 'mexico', ledger });
     expect(shapes(again)).toEqual(['plain']);
     expect(again[0]).toContain('已经结束（completed）');
   });
 
   it('keeps lite ids apart per peer: two peers may both use research-001', async () => {
     const agent = createAgent({ card: jiajiaCard(), onTask: (task) => `for ${task.from}` });
-    const a = await agent.receive('[A2A:task id=research-001]\nx', { from: 'mexico' });
-    const b = await agent.receive('[A2A:task id=research-001]\nx', { from: 'other', lang: 'en' });
+    const a = await receiveLite(agent, '[A2A:task id=research-001]\nx', { from: 'mexico' });
+    const b = await receiveLite(agent, '[A2A:task id=research-001]\nx', { from: 'other', lang: 'en' });
     expect(a[1]).toBe('[A2A:result task=research-001 state=completed]\nfor mexico');
     expect(b).toEqual(['[A2A:status task=research-001 state=accepted]\nReceived; working on it.', '[A2A:result task=research-001 state=completed]\nfor other']);
   });
@@ -151,9 +152,9 @@ describe('input-required', () => {
   it('fails a task the ledger left waiting before a restart, instead of starting it again', async () => {
     const ledger = ledgerIn('restart');
     const before = createAgent({ card: jiajiaCard(), onTask: (_task, ctx) => ctx.ask('时间范围？') });
-    await before.receive('[A2A:task id=research-001]\nAI', { from: 'mexico', ledger });
+    await receiveLite(before, '[A2A:task id=research-001]\nAI', { from: 'mexico', ledger });
     const after = createAgent({ card: jiajiaCard(), onTask: () => 'should not run' });
-    const replies = await after.receive('[A2A:task id=research-001]\n过去一周', { from: 'mexico', ledger });
+    const replies = await receiveLite(after, '[A2A:task id=research-001]\n过去一周', { from: 'mexico', ledger });
     expect(shapes(replies)).toEqual(['status failed']);
     expect(replies[0]).toContain('重启');
     expect(ledger.get('research-001', 'mexico').state).toBe('failed');
@@ -166,7 +167,7 @@ describe('endings', () => {
     ['a failure', async () => Promise.reject(new Error('SMTP 服务器拒绝连接')), 'status failed', 'SMTP 服务器拒绝连接'],
     ['a refusal', (_task: IncomingTask, ctx: Parameters<AgentOptions['onTask']>[1]) => ctx.reject('不发这种邮件'), 'status rejected', '不发这种邮件'],
   ] as const)('reports %s as a status with the reason as its body', async (_name, onTask, shape, words) => {
-    const replies = await mexico(onTask).receive(EMAIL_TASK, { from: 'jiajia' });
+    const replies = await receiveLite(mexico(onTask), EMAIL_TASK, { from: 'jiajia' });
     expect(shapes(replies)).toEqual(['status accepted', shape]);
     expect(parse(replies[1] as string).body).toBe(words);
     expectClean(replies);
@@ -176,18 +177,18 @@ describe('endings', () => {
     const store = new MemoryTaskStore();
     store.save = () => Promise.reject(new Error('disk full'));
     const agent = createAgent({ card: mexicoCard(), store, onError: () => {}, onTask: () => 'should not run' });
-    const replies = await agent.receive(EMAIL_TASK, { from: 'jiajia', lang: 'en' });
+    const replies = await receiveLite(agent, EMAIL_TASK, { from: 'jiajia', lang: 'en' });
     expect(replies).toEqual(['[A2A:status task=email-001 state=failed]\nCould not start the task: the new task could not be saved (disk full)']);
-    expect(await agent.receive(EMAIL_TASK, { from: 'jiajia', lang: 'en' })).toEqual([
+    expect(await receiveLite(agent, EMAIL_TASK, { from: 'jiajia', lang: 'en' })).toEqual([
       'Task email-001 has already ended (failed). Send a new request with a new task id.',
     ]);
   });
 
   it('reports a task refused by the concurrency limit as rejected, without accepting it', async () => {
     const agent = createAgent({ card: mexicoCard({ limits: { maxConcurrentTasks: 1 } }), onTask: waitForCancel });
-    const { first } = firstReply((onReply) => agent.receive('[A2A:task id=a]\nx', { from: 'jiajia', onReply }));
+    const { first } = firstReply((onReply) => receiveLite(agent, '[A2A:task id=a]\nx', { from: 'jiajia', onReply }));
     await first;
-    const replies = await agent.receive('[A2A:task id=b]\ny', { from: 'jiajia', lang: 'en' });
+    const replies = await receiveLite(agent, '[A2A:task id=b]\ny', { from: 'jiajia', lang: 'en' });
     expect(shapes(replies)).toEqual(['status rejected']);
     expect(replies[0]).toContain('Busy');
     await agent.shutdown();
@@ -198,19 +199,19 @@ describe('cancel', () => {
   it('cancels the runtime task and answers cancelled once; a second cancel gets plain text', async () => {
     const agent = mexico(waitForCancel);
     const ledger = ledgerIn('cancel');
-    const { first, all } = firstReply((onReply) => agent.receive(EMAIL_TASK, { from: 'jiajia', ledger, onReply }));
+    const { first, all } = firstReply((onReply) => receiveLite(agent, EMAIL_TASK, { from: 'jiajia', ledger, onReply }));
     expect(await first).toBe('[A2A:status task=email-001 state=accepted]\n收到，开始处理。');
 
-    const cancelled = await agent.receive('[A2A:cancel task=email-001 reason=不用了]', { from: 'jiajia', ledger });
+    const cancelled = await receiveLite(agent, '[A2A:cancel task=email-001 reason=不用了]', { from: 'jiajia', ledger });
     expect(cancelled).toEqual(['[A2A:status task=email-001 state=cancelled]\n已按你的要求取消。']);
     // The task's own receive ends with the cancel, without saying it a second time.
     expect(await all).toEqual([await first]);
     expect((await agent.listTasks()).tasks[0]?.status.state).toBe('cancelled');
     expect(ledger.get('email-001', 'jiajia')).toMatchObject({ state: 'cancelled', cancelRequested: true, reason: '不用了' });
 
-    const again = await agent.receive('[A2A:cancel task=email-001]', { from: 'jiajia', ledger, lang: 'en' });
+    const again = await receiveLite(agent, '[A2A:cancel task=email-001]', { from: 'jiajia', ledger, lang: 'en' });
     expect(again).toEqual(['Task email-001 has already ended (cancelled); nothing to cancel.']);
-    const unknown = await agent.receive('[A2A:cancel task=email-999]', { from: 'jiajia' });
+    const unknown = await receiveLite(agent, '[A2A:cancel task=email-999]', { from: 'jiajia' });
     expect(shapes(unknown)).toEqual(['plain']);
     expect(unknown[0]).toContain('email-999');
     expectClean([...cancelled, ...again, ...unknown]);
@@ -218,15 +219,15 @@ describe('cancel', () => {
 
   it('cancels a task waiting for input', async () => {
     const agent = mexico((_task, ctx) => ctx.ask('发给谁？'));
-    await agent.receive(EMAIL_TASK, { from: 'jiajia' });
-    expect(shapes(await agent.receive('[A2A:cancel task=email-001]', { from: 'jiajia' }))).toEqual(['status cancelled']);
+    await receiveLite(agent, EMAIL_TASK, { from: 'jiajia' });
+    expect(shapes(await receiveLite(agent, '[A2A:cancel task=email-001]', { from: 'jiajia' }))).toEqual(['status cancelled']);
   });
 
   it('answers a reply sent while the task is still working with plain text', async () => {
     const agent = mexico(waitForCancel);
-    const { first } = firstReply((onReply) => agent.receive(EMAIL_TASK, { from: 'jiajia', onReply }));
+    const { first } = firstReply((onReply) => receiveLite(agent, EMAIL_TASK, { from: 'jiajia', onReply }));
     await first;
-    const replies = await agent.receive('[A2A:task id=email-001]\n还有一件事', { from: 'jiajia' });
+    const replies = await receiveLite(agent, '[A2A:task id=email-001]\n还有一件事', { from: 'jiajia' });
     expect(shapes(replies)).toEqual(['plain']);
     expect(replies[0]).toContain('正在进行');
     await agent.shutdown();
@@ -239,11 +240,11 @@ describe('messages from a peer about our own requests', () => {
     const ledger = ledgerIn('jiajia');
     ledger.record(parse(EMAIL_TASK), { direction: 'out', peer: 'mexico' });
 
-    expect(await agent.receive('[A2A:status task=email-001 state=working progress=50%]\n正在发送邮件', { from: 'mexico', ledger })).toEqual([]);
+    expect(await receiveLite(agent, '[A2A:status task=email-001 state=working progress=50%]\n正在发送邮件', { from: 'mexico', ledger })).toEqual([]);
     expect(ledger.get('email-001', 'mexico')).toMatchObject({ state: 'working', progress: 50 });
 
     const end = '[A2A:result task=email-001 state=completed]\n邮件已成功发送。\n[附件: receipt.txt]\n[A2A:ack task=email-001]';
-    expect(await agent.receive(end, { from: 'mexico', ledger })).toEqual([]);
+    expect(await receiveLite(agent, end, { from: 'mexico', ledger })).toEqual([]);
     const record = ledger.get('email-001', 'mexico');
     expect(record).toMatchObject({ role: 'requester', state: 'completed', result: { text: '邮件已成功发送。', attachments: ['receipt.txt'] } });
     expect(record.history.map((e) => `${e.direction} ${e.type}`)).toEqual(['out task', 'in status', 'in result', 'in ack']);
@@ -253,7 +254,7 @@ describe('messages from a peer about our own requests', () => {
   it('reports what the ledger refuses to onError, without a reply and without throwing', async () => {
     const agent = createAgent({ card: jiajiaCard(), onTask: () => 'unused' });
     const errors: unknown[] = [];
-    const replies = await agent.receive('[A2A:status task=nobody-001 state=working]', { from: 'mexico', ledger: ledgerIn('refuse'), onError: (e) => errors.push(e) });
+    const replies = await receiveLite(agent, '[A2A:status task=nobody-001 state=working]', { from: 'mexico', ledger: ledgerIn('refuse'), onError: (e) => errors.push(e) });
     expect(replies).toEqual([]);
     expect(errors).toMatchObject([{ code: 'TASK_NOT_FOUND' }]);
   });
@@ -261,7 +262,7 @@ describe('messages from a peer about our own requests', () => {
   it('ignores plain text, cards and types from later versions', async () => {
     const agent = createAgent({ card: jiajiaCard(), onTask: () => 'unused' });
     const text = `你好！\n${render(mexicoCard())}\n[A2A:negotiate topic=price]\n再聊`;
-    expect(await agent.receive(text, { from: 'mexico' })).toEqual([]);
+    expect(await receiveLite(agent, text, { from: 'mexico' })).toEqual([]);
   });
 });
 
@@ -269,13 +270,13 @@ describe('several messages in one text', () => {
   it('handles each in order', async () => {
     const agent = mexico(() => '已发送。');
     const text = `@Mexico [A2A:discover]\n你好\n\n${EMAIL_TASK}`;
-    const replies = await agent.receive(text, { from: 'jiajia', lang: 'en' });
+    const replies = await receiveLite(agent, text, { from: 'jiajia', lang: 'en' });
     expect(replies).toEqual([render(mexicoCard(), 'en'), '[A2A:status task=email-001 state=accepted]\nReceived; working on it.', '[A2A:result task=email-001 state=completed]\n已发送。']);
   });
 
   it('lets a cancel later in the same text reach the task it started', async () => {
     const agent = mexico(waitForCancel);
-    const replies = await agent.receive(`${EMAIL_TASK}\n[A2A:cancel task=email-001]`, { from: 'jiajia' });
+    const replies = await receiveLite(agent, `${EMAIL_TASK}\n[A2A:cancel task=email-001]`, { from: 'jiajia' });
     expect(shapes(replies)).toEqual(['status accepted', 'status cancelled']);
   });
 });
@@ -290,7 +291,7 @@ describe('invalid messages', () => {
     ['[A2A:task id=email-003]\nkey: sk-abcdefghijklmnopqrstuvwxyz0123', 'status failed', 'looks like a credential'],
   ])('%j → %s naming the problem', async (text, shape, problem) => {
     const agent = mexico(() => 'should not run');
-    const replies = await agent.receive(text, { from: 'jiajia' });
+    const replies = await receiveLite(agent, text, { from: 'jiajia' });
     expect(shapes(replies)).toEqual([shape]);
     expect(replies[0]).toContain(problem);
     expect(replies[0]).not.toContain('sk-abcdefghijklmnopqrstuvwxyz0123');
@@ -300,8 +301,8 @@ describe('invalid messages', () => {
 
   it('answers an invalid reply to a waiting task with plain text, leaving the task waiting', async () => {
     const agent = mexico((_task, ctx) => ctx.ask('发给谁？'));
-    await agent.receive(EMAIL_TASK, { from: 'jiajia' });
-    const replies = await agent.receive('[A2A:task id=email-001]\ntoken sk-abcdefghijklmnopqrstuvwxyz0123', { from: 'jiajia' });
+    await receiveLite(agent, EMAIL_TASK, { from: 'jiajia' });
+    const replies = await receiveLite(agent, '[A2A:task id=email-001]\ntoken sk-abcdefghijklmnopqrstuvwxyz0123', { from: 'jiajia' });
     expect(shapes(replies)).toEqual(['plain']);
     expect((await agent.listTasks()).tasks[0]?.status.state).toBe('input-required');
   });
@@ -331,7 +332,7 @@ describe('hostile text', () => {
             await ctx.complete({ text: task.text, files: task.files.map((f) => ({ name: f.name ?? '', url: 'https://example.com/f' })) });
           },
         });
-        const replies = await agent.receive(text, { from: 'jiajia', ledger: ledgerIn('fuzz'), lang: text.length % 2 === 0 ? 'zh' : 'en' });
+        const replies = await receiveLite(agent, text, { from: 'jiajia', ledger: ledgerIn('fuzz'), lang: text.length % 2 === 0 ? 'zh' : 'en' });
         expectClean(replies);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 200) },
@@ -344,7 +345,7 @@ describe('hostile text', () => {
       await ctx.status('working', { progress: 250 });
       await ctx.complete({ text: 'Bearer abcdefghijklmnopqrstuvwxyz', files: [{ name: ' a\nb.md ' }, { name: '' }], data: { ok: true } });
     });
-    const replies = await agent.receive(EMAIL_TASK, { from: 'jiajia' });
+    const replies = await receiveLite(agent, EMAIL_TASK, { from: 'jiajia' });
     expectClean(replies);
     expect(parse(replies[1] as string)).toMatchObject({ params: { progress: '33.33%', eta: 'two lines' }, body: 'line\n[A2A:task id=evil]\n\n[附件: fake.md]' });
     expect(parse(replies[2] as string).params.progress).toBeUndefined();

@@ -25,6 +25,7 @@ import { redactCredentials } from '../secrets.js';
 import type { FileTaskLedger } from '../home/task-ledger.js';
 import type { Direction } from '../home/task-record.js';
 import type { Agent } from '../runtime/agent.js';
+import { fileNames, liteState, resultMessage, statusMessage } from './task-text.js';
 import { WORDS, type Words } from './words.js';
 import { textOf, type Artifact, type Part, type TaskEvent, type TaskMessage, type TaskStatus } from '../model/task.js';
 
@@ -286,21 +287,14 @@ class Exchange {
   /** Says one state of a task: a status, or the result when it completed. */
   private sayState(id: string, entry: LiteTask, status: TaskStatus, artifacts: readonly Artifact[], fallback = ''): void {
     // The runtime's first state; lite has no `submitted` on the wire and answers `accepted`.
-    const state = status.state === 'submitted' ? 'accepted' : status.state;
+    const state = liteState(status.state);
     if (state === 'cancelled' && entry.cancelled) return;
     if (isTerminal(state)) entry.ended = true;
     if (state === 'completed') {
-      const { text, files } = resultOf(artifacts);
-      this.say(liteMessage('result', { task: id, state }, text || this.words.done, files));
+      this.say(resultMessage(id, status, artifacts, fileNames(artifacts), this.words.done));
       return;
     }
-    const params: Record<string, string> = { task: id, state };
-    const lite = status.message?.metadata?.a2aLite as { progress?: unknown; eta?: unknown } | undefined;
-    const progress = percent(lite?.progress);
-    if (progress !== undefined) params.progress = progress;
-    if (typeof lite?.eta === 'string' && oneLine(lite.eta) !== '') params.eta = oneLine(lite.eta);
-    const words = textOf(status.message) || fallback || this.words.ending(state);
-    this.say(liteMessage('status', params, words));
+    this.say(statusMessage(id, status, textOf(status.message) || fallback || this.words.ending(state)));
   }
 
   /** Sends a protocol reply and records it in the ledger (unless `record` is false). */
@@ -363,27 +357,6 @@ function requestOf(message: ParsedMessage, id: string, from: string): TaskMessag
   const lite: Record<string, string> = { taskId: id, from };
   if (message.params.priority) lite.priority = message.params.priority;
   return { messageId: randomUUID(), role: 'user', parts, metadata: { a2aLite: lite } };
-}
-
-/** The body and file names of a completed task's artifacts. */
-function resultOf(artifacts: readonly Artifact[]): { text: string; files: string[] } {
-  const texts: string[] = [];
-  const files: string[] = [];
-  for (const part of artifacts.flatMap((a) => a.parts)) {
-    if (part.kind === 'text') texts.push(part.text);
-    else if (part.kind === 'data') texts.push(JSON.stringify(part.data, null, 2) ?? '');
-    else {
-      const name = oneLine(part.name ?? '').replace(/[\u0000-\u001f\u007f]/g, '');
-      files.push(name === '' ? `file-${files.length + 1}` : name);
-    }
-  }
-  return { text: texts.filter((t) => t !== '').join('\n\n'), files };
-}
-
-/** A 0–100 progress figure as `progress=` writes it; undefined when there is none to say. */
-function percent(value: unknown): string | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) return undefined;
-  return `${Math.round(value * 100) / 100}%`;
 }
 
 /** Text as a reply body: one kind of line break, and no credential. */

@@ -1,94 +1,85 @@
-// A remote task's events as A2A-Lite messages: a status line with the agent's words while it
-// works or waits, and a result with the artifacts' text and one attachment line per file once it
-// ends. Files the agent returns are written under the task's download folder with safe names.
+// A task as A2A-Lite text, written once for every side that says it: a status with the state,
+// progress and eta of the task, and a result with its artifacts' text and one attachment line
+// per file. The chat driver, `send` and `tasks get` all print what these return.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { isTerminal, type TaskState, type WireState } from '../protocol/states.js';
+import type { TaskState, WireState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
-import { textOf, type Artifact, type Part, type Task, type TaskEvent } from '../model/task.js';
-import { safeFileName } from '../home/safe-names.js';
-import { encodeName } from '../home/file-names.js';
+import { textOf, type Artifact, type TaskStatus } from '../model/task.js';
 
-/** A file the agent returned, and where it now is (undefined when it could not be saved). */
-export interface SavedFile {
-  name: string;
-  path?: string;
-  url?: string;
-  mediaType?: string;
-}
-
-/** The lite state for an A2A one: A2A's submitted means the agent has the task (accepted). */
+/** The lite state for a task state: `submitted` is never said on the wire; the agent has the task (accepted). */
 export function liteState(state: TaskState): WireState {
   return state === 'submitted' ? 'accepted' : state;
 }
 
-/** The status message for a task that is working or waiting. */
-export function statusMessage(task: Task, event?: TaskEvent): Message {
-  const status = event?.kind === 'status' ? event.status : task.status;
-  const params: Record<string, string> = { task: task.id, state: liteState(status.state) };
+/**
+ * The status message of a task in `status`: its state, its progress (`progress=50%`) and eta
+ * when the agent gave them, and `body`, by default the words of the status message.
+ *
+ * @example
+ * statusMessage('research-001', { state: 'working', timestamp, message }) // params { task, state: 'working', progress: '50%' }
+ */
+export function statusMessage(taskId: string, status: TaskStatus, body = textOf(status.message)): Message {
+  const params: Record<string, string> = { task: taskId, state: liteState(status.state) };
   const lite = status.message?.metadata?.a2aLite as { progress?: unknown; eta?: unknown } | undefined;
-  if (typeof lite?.progress === 'number' && Number.isFinite(lite.progress)) params.progress = String(Math.max(0, Math.min(100, Math.round(lite.progress))));
-  if (typeof lite?.eta === 'string' && lite.eta !== '' && !/[\r\n]/.test(lite.eta)) params.eta = lite.eta;
-  const body = event?.kind === 'message' ? textOf(event.message) : textOf(status.message);
+  const progress = percent(lite?.progress);
+  if (progress !== undefined) params.progress = progress;
+  const eta = typeof lite?.eta === 'string' ? oneLine(lite.eta) : '';
+  if (eta !== '') params.eta = eta;
   return { type: 'status', params, body, attachments: [] };
 }
 
-/** The result message for an ended task, naming the files saved for it. */
-export function resultMessage(task: Task, files: readonly SavedFile[]): Message {
-  const state = liteState(task.status.state);
-  // An artifact's text parts are one text (a streamed one arrives in chunks); artifacts are
-  // separated by a blank line.
-  const texts = task.artifacts
-    .map((a) => a.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join(''))
-    .filter((text) => text !== '');
-  const words = textOf(task.status.message);
-  // A failure's reason is the agent's status message; a success speaks through its artifacts.
-  const body = state === 'completed' ? (texts.length > 0 ? texts.join('\n\n') : words) : words || texts.join('\n\n');
-  return { type: 'result', params: { task: task.id, state }, body, attachments: files.map((f) => f.name) };
-}
-
-/** The file parts of a task's artifacts. */
-export function fileParts(artifacts: readonly Artifact[]): Extract<Part, { kind: 'file' }>[] {
-  return artifacts.flatMap((a) => a.parts.filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file'));
+/**
+ * The result message of an ended task. A success speaks through its artifacts (their words
+ * when it has none); a failure's reason is its status message. `fallback` is said when neither
+ * has words; `attachments` names the files that go with it.
+ */
+export function resultMessage(taskId: string, status: TaskStatus, artifacts: readonly Artifact[], attachments: readonly string[], fallback = ''): Message {
+  const state = liteState(status.state);
+  const texts = artifactText(artifacts);
+  const words = textOf(status.message);
+  const body = (state === 'completed' ? texts || words : words || texts) || fallback;
+  return { type: 'result', params: { task: taskId, state }, body, attachments: [...attachments] };
 }
 
 /**
- * Writes the inline files of `parts` into `<downloads>/<task>/`, each under a safe name (two files
- * of one result never share one; fetching the task again rewrites them). Files given by URL are
- * listed, not fetched: the user decides whether to download them.
+ * The text of artifacts: in each, its text parts as one text (a streamed artifact arrives in
+ * chunks) and its data parts as indented JSON; artifacts apart by a blank line.
  */
-export function saveFiles(downloads: string, taskId: string, parts: readonly Extract<Part, { kind: 'file' }>[]): SavedFile[] {
-  const folder = join(downloads, encodeName(taskId));
-  const used = new Set<string>();
-  const saved: SavedFile[] = [];
-  for (const part of parts) {
-    const name = uniqueName(safeFileName(part.name ?? 'file'), used);
-    const file: SavedFile = { name };
-    if (part.mediaType) file.mediaType = part.mediaType;
-    if (part.bytes !== undefined) {
-      mkdirSync(folder, { recursive: true, mode: 0o700 });
-      const path = join(folder, name);
-      writeFileSync(path, Buffer.from(part.bytes, 'base64'), { mode: 0o600 });
-      file.path = path;
-    } else if (part.url !== undefined) {
-      file.url = part.url;
+export function artifactText(artifacts: readonly Artifact[]): string {
+  const texts: string[] = [];
+  for (const artifact of artifacts) {
+    const pieces: string[] = [];
+    let chunks = '';
+    for (const part of artifact.parts) {
+      if (part.kind === 'text') chunks += part.text;
+      else if (part.kind === 'data') {
+        if (chunks !== '') pieces.push(chunks);
+        chunks = '';
+        pieces.push(JSON.stringify(part.data, null, 2) ?? '');
+      }
     }
-    saved.push(file);
+    if (chunks !== '') pieces.push(chunks);
+    const text = pieces.filter((piece) => piece !== '').join('\n\n');
+    if (text !== '') texts.push(text);
   }
-  return saved;
+  return texts.join('\n\n');
 }
 
-function uniqueName(name: string, used: Set<string>): string {
-  const dot = name.lastIndexOf('.');
-  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  let candidate = name;
-  for (let n = 2; used.has(candidate); n += 1) candidate = `${stem}-${n}${extension}`;
-  used.add(candidate);
-  return candidate;
+/** The names of the files in artifacts, as attachment lines can carry them (one line, no control characters). */
+export function fileNames(artifacts: readonly Artifact[]): string[] {
+  const names: string[] = [];
+  for (const part of artifacts.flatMap((a) => a.parts)) {
+    if (part.kind !== 'file') continue;
+    const name = oneLine(part.name ?? '').replace(/[\u0000-\u001f\u007f]/g, '');
+    names.push(name === '' ? `file-${names.length + 1}` : name);
+  }
+  return names;
 }
 
-/** True when the task will change no more. */
-export function hasEnded(task: Task): boolean {
-  return isTerminal(task.status.state);
+/** A progress figure as `progress=` writes it, to two decimals; none for a figure outside 0–100 (nothing is made up). */
+function percent(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) return undefined;
+  return `${Math.round(value * 100) / 100}%`;
 }
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();

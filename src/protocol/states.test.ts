@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_STATES, isInterrupted, isTerminal, isWireState, nextStates, transition, WIRE_STATES, type TaskState } from './states.js';
+import { CORE_STATES, isInterrupted, isSettled, isTerminal, isWireState, mayChange, nextStates, transition, WIRE_STATES, type TaskState, type WireState } from './states.js';
 
 describe('the task state machine', () => {
   it('has the seven states of the protocol reference plus auth-required', () => {
@@ -54,5 +54,29 @@ describe('the task state machine', () => {
 
   it('knows which states wait on the requester', () => {
     expect(WIRE_STATES.filter(isInterrupted)).toEqual(['input-required', 'auth-required']);
+  });
+
+  it.each([
+    ['completed', true],
+    ['rejected', true],
+    ['input-required', true],
+    ['auth-required', true],
+    ['working', false],
+    ['accepted', false],
+    ['submitted', false],
+  ] as [TaskState, boolean][])('%s is settled: %s', (state, settled) => {
+    expect(isSettled(state)).toBe(settled);
+  });
+
+  it.each([
+    ['working', 'working', true],
+    ['input-required', 'input-required', true],
+    ['working', 'completed', true],
+    ['completed', 'completed', false],
+    ['cancelled', 'cancelled', false],
+    ['completed', 'working', false],
+    ['working', 'rejected', false],
+  ] as [TaskState, WireState, boolean][])('%s → %s may change: %s', (from, to, allowed) => {
+    expect(mayChange(from, to)).toBe(allowed);
   });
 });

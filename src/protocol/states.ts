@@ -108,3 +108,25 @@ export function transition(from: TaskState, to: WireState): 'advance' | 'repeat'
   if (from === to) return 'repeat';
   return NEXT[from].includes(to) ? 'advance' : 'illegal';
 }
+
+/**
+ * True once nothing more happens until the requester acts: the task has ended, or it waits for
+ * input. A blocking send answers here and a send's stream closes here.
+ */
+export function isSettled(state: TaskState): boolean {
+  return TERMINAL.has(state) || INTERRUPTED.has(state);
+}
+
+/**
+ * Whether a task in `from` may be moved to `to`: a legal advance, or a non-terminal state said
+ * again (a new progress figure, a second question). A terminal state said again is refused: the
+ * task has ended and takes no more changes.
+ *
+ * @example
+ * mayChange('working', 'working')      // true
+ * mayChange('completed', 'completed')  // false
+ */
+export function mayChange(from: TaskState, to: WireState): boolean {
+  const kind = transition(from, to);
+  return kind === 'advance' || (kind === 'repeat' && !TERMINAL.has(to));
+}

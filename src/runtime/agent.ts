@@ -1,6 +1,7 @@
-// The agent runtime: one handler API (`onTask(task, ctx)`) driven by A2A requests or A2A-Lite
-// text. It owns the live tasks: their state (checked by the core state machine), cancellation,
-// the concurrency limit and the observers; live-task.ts keeps each task's saves and followers.
+// The agent runtime: one handler API (`onTask(task, ctx)`), driven by A2A requests (a2a/server)
+// or by A2A-Lite chat text (lite/driver.ts), and knowing neither. It owns the live tasks: their
+// state (checked by the state machine), cancellation, the concurrency limit and the observers;
+// live-task.ts keeps each task's saves and followers.
 //
 //   send/stream ──► new task (submitted) ──► onTask(task, ctx) ──► ctx.status / ask / complete …
 //                        │                                              │
@@ -10,12 +11,11 @@
 
 import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
-import { isTerminal, transition, type WireState } from '../protocol/states.js';
+import { isSettled, isTerminal, mayChange, type WireState } from '../protocol/states.js';
 import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { uuidv7 } from '../model/ids.js';
-import { receiveLite, type LiteReceiveOptions } from '../lite/driver.js';
-import { LiveTask, endOfTurn, isPaused, type SaveContext } from './live-task.js';
+import { LiveTask, endOfTurn, type SaveContext } from './live-task.js';
 import { agentMessage, incomingTask, taskContext, type IncomingTask, type TaskActions, type TaskContext } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
@@ -97,7 +97,7 @@ export class Agent {
     const blocking = !options.returnImmediately;
     const live = await this.accept(message, options, blocking);
     if (blocking) {
-      if (!isPaused(live.task.status.state)) await live.untilPaused();
+      if (!isSettled(live.task.status.state)) await live.untilPaused();
       // What the requester is told has happened must survive a crash.
       await live.saving;
       if (live.saveError !== undefined) {
@@ -168,14 +168,6 @@ export class Agent {
   subscribers(taskId: string): number {
     const live = this.live.get(taskId);
     return live === undefined ? 0 : live.followers;
-  }
-
-  /**
-   * Handles A2A-Lite chat text from peer `options.from` and resolves with the lite replies to
-   * send, once each task it started has ended or asks for input (see lite-driver.ts).
-   */
-  receive(text: string, options: LiteReceiveOptions): Promise<string[]> {
-    return receiveLite(this, text, options);
   }
 
   /**
@@ -306,7 +298,7 @@ export class Agent {
   /** Moves the task to `state` if the state machine allows it, then tells everyone and saves. */
   private setStatus(live: LiveTask, state: WireState, message?: TaskMessage): void {
     const from = live.task.status.state;
-    if (transition(from, state) === 'illegal' || (isTerminal(from) && from === state)) {
+    if (!mayChange(from, state)) {
       throw new LiteError('ILLEGAL_TRANSITION', `task "${live.task.id}" cannot go from ${from} to ${state}`, { task: live.task.id, from, to: state });
     }
     live.task.status = message === undefined ? { state, timestamp: this.timestamp() } : { state, message, timestamp: this.timestamp() };

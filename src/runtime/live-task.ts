@@ -6,7 +6,7 @@
 //                                              └─ fails: report, retry with the newest state
 
 import { LiteError } from '../errors.js';
-import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
+import { isSettled } from '../protocol/states.js';
 import type { TaskStore } from '../store/task-store.js';
 import { EventQueue } from './event-queue.js';
 import { LazyAbort } from './lazy-abort.js';
@@ -121,7 +121,7 @@ export class LiveTask {
 
   /** Wakes the waiting blocking sends if the task has ended or asks for input. */
   wakeIfPaused(): void {
-    if (this.waiters.length > 0 && isPaused(this.task.status.state)) for (const resolve of this.waiters.splice(0)) resolve();
+    if (this.waiters.length > 0 && isSettled(this.task.status.state)) for (const resolve of this.waiters.splice(0)) resolve();
   }
 
   /** The task now, then each event, ending after a final or interrupted state. */
@@ -129,18 +129,13 @@ export class LiveTask {
     const queue = new EventQueue<TaskEvent>(() => this.listeners.delete(listener));
     const listener = (event: TaskEvent): void => {
       queue.push(event);
-      if (event.kind === 'status' && isPaused(event.status.state)) queue.end();
+      if (event.kind === 'status' && isSettled(event.status.state)) queue.end();
     };
     queue.push({ kind: 'task', task: cloneTask(this.task) });
-    if (isPaused(this.task.status.state)) queue.end();
+    if (isSettled(this.task.status.state)) queue.end();
     else this.listeners.add(listener);
     return queue;
   }
-}
-
-/** Ended, or waiting on the requester: a blocking send returns and a stream closes. */
-export function isPaused(state: TaskState): boolean {
-  return isTerminal(state) || isInterrupted(state);
 }
 
 /**

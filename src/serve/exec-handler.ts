@@ -18,7 +18,7 @@ import { extname, join } from 'node:path';
 import { mediaTypeOf } from '../media-types.js';
 import { format } from '../protocol/format.js';
 import { parseAll } from '../protocol/parse.js';
-import { isInterrupted, isTerminal, isWireState } from '../protocol/states.js';
+import { isInterrupted, isSettled, isTerminal, isWireState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
 import type { IncomingTask, ResultFile, TaskContext } from '../runtime/agent.js';
@@ -261,7 +261,7 @@ export class StatusReader {
       const state = message.params.state;
       // A question (input-required, auth-required) waits for the end of the turn: the program
       // may say more, and only then is the requester asked.
-      if (message.type !== 'status' || state === undefined || !isWireState(state) || isTerminal(state) || isInterrupted(state)) continue;
+      if (message.type !== 'status' || state === undefined || !isWireState(state) || isSettled(state)) continue;
       const options: { message?: string; progress?: number; eta?: string } = {};
       if (message.body) options.message = message.body;
       const progress = progressValue(message.params.progress);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, startWebhook, type Webhook } from '../../test/fixtures/webhook.js';
 import { tempHome } from '../../test/fixtures/home.js';
-import type { PushConfigInput } from '../a2a/wire/push-config.js';
+import type { PushConfigInput } from '../model/push-config.js';
 import { jiajiaCard } from '../card/examples.js';
 import { createAgent, type Agent, type AgentOptions } from '../runtime/agent.js';
 import type { TaskMessage } from '../model/task.js';

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { PushConfig, PushConfigInput, PushConfigService } from '../a2a/wire/push-config.js';
+import type { PushConfig, PushConfigInput, PushConfigService } from '../model/push-config.js';
 import { taskToV03 } from '../a2a/wire/v03.js';
 import { eventToV1 } from '../a2a/wire/v1.js';
 import { LiteError } from '../errors.js';

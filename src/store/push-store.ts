@@ -2,7 +2,7 @@
 // that both survive a restart. Both task stores implement it beside TaskStore: the memory store
 // for tests and throwaway runs, and SQLite, with two more tables in the same file.
 
-import type { PushConfig } from '../a2a/wire/push-config.js';
+import type { PushConfig } from '../model/push-config.js';
 
 /** One event's body, to be posted to one config's webhook. */
 export interface NewDelivery {

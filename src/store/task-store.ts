@@ -3,7 +3,7 @@
 // default for `serve`) implements the same contracts.
 
 import { randomUUID } from 'node:crypto';
-import type { PushConfig } from '../a2a/wire/push-config.js';
+import type { PushConfig } from '../model/push-config.js';
 import { LiteError } from '../errors.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
 import { cloneTask, type Task, type TaskMessage } from '../model/task.js';

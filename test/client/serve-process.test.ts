@@ -55,7 +55,7 @@ describe('a2a-lite send against a2a-lite serve', () => {
 
   it('shows progress, and asks and continues with --reply', async () => {
     const slow = await cliAsync(['send', 'worker', 'slow 3'], { home });
-    expect(slow.stdout).toMatch(/state=working progress=25\]\nstep 1 of 3/);
+    expect(slow.stdout).toMatch(/state=working progress=25%\]\nstep 1 of 3/);
     expect(slow.stdout).toContain('state=completed]\ndone after 3 steps');
     const asked = await cliAsync(['send', 'worker', 'ask 发给谁？'], { home });
     expect(asked.code).toBe(13);

@@ -3,7 +3,8 @@
 // peer implements the same behaviours, chosen by the first word of the task text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchAgentCard } from '../../src/client/discover.js';
-import type { Binding, RemoteCard, WireVersion } from '../../src/client/remote-card.js';
+import type { RemoteCard } from '../../src/client/remote-card.js';
+import type { Binding, WireVersion } from '../../src/model/remote-access.js';
 import { followTask, sendAndFollow, type Outcome } from '../../src/client/remote-task.js';
 import { openTransport, type Transport } from '../../src/client/transport.js';
 import { isLiteError } from '../../src/errors.js';

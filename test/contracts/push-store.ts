@@ -1,6 +1,6 @@
 // The PushStore contract: every store that keeps push configs and the outbox must pass these.
 import { describe, expect, it } from 'vitest';
-import type { PushConfig } from '../../src/a2a/wire/push-config.js';
+import type { PushConfig } from '../../src/model/push-config.js';
 import type { PushStore } from '../../src/store/push-store.js';
 import { withStores } from './with-stores.js';
 

@@ -10,9 +10,10 @@ import { authEnabled, withAuth, type AuthOptions } from './auth.js';
 import { errorInfoOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
-import { METHODS_V1, type Method, type MethodContext, type MethodResult } from './jsonrpc-v1.js';
+import { METHODS_V1 } from './jsonrpc-v1.js';
+import type { Method, MethodContext, MethodResult } from './methods.js';
 import { mapEvents } from './map-events.js';
-import type { PushConfigService } from '../wire/push-config.js';
+import type { PushConfigService } from '../../model/push-config.js';
 import { restV1 } from './rest-v1.js';
 
 export interface A2AHandlerOptions {

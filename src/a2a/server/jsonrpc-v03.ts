@@ -3,13 +3,12 @@
 
 import { LiteError } from '../../errors.js';
 import type { TaskEvent, TaskMessage } from '../../model/task.js';
-import { requiredId, type Method } from './jsonrpc-v1.js';
+import { requiredId, type Method } from './methods.js';
 import { mapEvents } from './map-events.js';
 import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
-import { eventToV03, isFinalV03, messageFromV03, statusUpdateToV03, taskToV03 } from '../wire/v03.js';
-import { asObject, field, invalid, optionalInteger } from '../wire/v1.js';
-
-type Json = Record<string, unknown>;
+import { isSettled } from '../../protocol/states.js';
+import { eventToV03, messageFromV03, statusUpdateToV03, taskToV03 } from '../wire/v03.js';
+import { asObject, field, invalid, optionalInteger, type Json } from '../wire/fields.js';
 
 /** The 0.3 table. 0.3 has no `tasks/list` over JSON-RPC, so it is absent and gets METHOD_NOT_FOUND. */
 export const METHODS_V03: Readonly<Record<string, Method>> = {
@@ -78,6 +77,6 @@ function eventsV03(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
     return eventToV03(event);
   };
   const closing = (): Json | undefined =>
-    last?.kind === 'task' && isFinalV03(last.task.status.state) ? statusUpdateToV03(last.task.id, last.task.contextId, last.task.status) : undefined;
+    last?.kind === 'task' && isSettled(last.task.status.state) ? statusUpdateToV03(last.task.id, last.task.contextId, last.task.status) : undefined;
   return mapEvents(events, toV03, { onEnd: closing });
 }

@@ -5,25 +5,10 @@ import { LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
 import { pageSizeOf } from '../../store/task-store.js';
 import { mapEvents } from './map-events.js';
-import type { PushConfigService } from '../wire/push-config.js';
+import { requiredId, type Method } from './methods.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
-import { asObject, eventToV1, field, invalid, messageFromV1, optionalInteger, optionalString, shown, stateFromV1, taskToV1 } from '../wire/v1.js';
-
-type Json = Record<string, unknown>;
-
-/** A method's outcome: a result object, or events to send over SSE. */
-export type MethodResult = { result: unknown } | { events: AsyncIterable<Json> };
-
-/** What a method may use besides the agent, given by the transport. */
-export interface MethodContext {
-  /** The push config service; when absent, push is off and the push methods refuse. */
-  push?: PushConfigService;
-  /** Who made the request (auth on): it makes tasks of its own and reaches no others. */
-  principal?: string;
-}
-
-/** One JSON-RPC method: reads its params, calls the agent. Shared by the 1.0 and 0.3 tables. */
-export type Method = (agent: Agent, params: Json, context?: MethodContext) => Promise<MethodResult>;
+import { eventToV1, messageFromV1, stateFromV1, taskToV1 } from '../wire/v1.js';
+import { asObject, field, invalid, optionalInteger, optionalString, shown, type Json } from '../wire/fields.js';
 
 export const METHODS_V1: Readonly<Record<string, Method>> = {
   async SendMessage(agent, params, context) {
@@ -100,11 +85,4 @@ function sendParams(params: Json): { message: ReturnType<typeof messageFromV1>; 
   if (message.role !== 'user') throw invalid('params.message.role must be ROLE_USER');
   const configuration = field(params, 'configuration');
   return { message, configuration: configuration === undefined || configuration === null ? {} : asObject(configuration, 'params.configuration') };
-}
-
-/** The task id in `params.id`, which both versions name the same way. */
-export function requiredId(params: Json): string {
-  const id = optionalString(params, 'params.id', 'id');
-  if (!id) throw invalid('params.id is required');
-  return id;
 }

@@ -5,20 +5,16 @@
 
 import { LiteError } from '../../errors.js';
 import type { Agent, SendOptions } from '../../runtime/agent.js';
-import type { Method, MethodContext } from './jsonrpc-v1.js';
+import type { Method, MethodContext } from './methods.js';
 import {
   pushConfigFromV03,
   pushConfigFromV1,
   pushConfigToV03,
   pushConfigToV1,
   taskPushConfigFromV03,
-  type PushConfig,
-  type PushConfigInput,
-  type PushConfigService,
 } from '../wire/push-config.js';
-import { field, invalid, optionalString } from '../wire/v1.js';
-
-type Json = Record<string, unknown>;
+import type { PushConfig, PushConfigInput, PushConfigService } from '../../model/push-config.js';
+import { field, optionalString, requestFields, type Json } from '../wire/fields.js';
 
 export const PUSH_METHODS_V1: Readonly<Record<string, Method>> = {
   async CreateTaskPushNotificationConfig(agent, params, context) {
@@ -30,7 +26,7 @@ export const PUSH_METHODS_V1: Readonly<Record<string, Method>> = {
 
   async GetTaskPushNotificationConfig(agent, params, context) {
     const { push, taskId } = await pushTask(agent, params, context, 'params.taskId', 'taskId', 'task_id');
-    return { result: pushConfigToV1(await existing(push, taskId, requiredString(params, 'params.id', 'id'))) };
+    return { result: pushConfigToV1(await existing(push, taskId, requestFields.requiredString(params, 'params.id', 'id'))) };
   },
 
   /** Every config on one page: a task has at most a few (MAX_CONFIGS_PER_TASK). */
@@ -45,7 +41,7 @@ export const PUSH_METHODS_V1: Readonly<Record<string, Method>> = {
    */
   async DeleteTaskPushNotificationConfig(agent, params, context) {
     const { push, taskId } = await pushTask(agent, params, context, 'params.taskId', 'taskId', 'task_id');
-    await remove(push, taskId, requiredString(params, 'params.id', 'id'));
+    await remove(push, taskId, requestFields.requiredString(params, 'params.id', 'id'));
     return { result: null };
   },
 };
@@ -75,7 +71,7 @@ export const PUSH_METHODS_V03: Readonly<Record<string, Method>> = {
 
   async 'tasks/pushNotificationConfig/delete'(agent, params, context) {
     const { push, taskId } = await pushTask(agent, params, context, 'params.id', 'id');
-    await remove(push, taskId, requiredString(params, 'params.pushNotificationConfigId', 'pushNotificationConfigId'));
+    await remove(push, taskId, requestFields.requiredString(params, 'params.pushNotificationConfigId', 'pushNotificationConfigId'));
     return { result: null };
   },
 };
@@ -120,7 +116,7 @@ function pushOf(context: MethodContext | undefined): PushConfigService {
  */
 async function pushTask(agent: Agent, params: Json, context: MethodContext | undefined, path: string, ...names: string[]): Promise<{ push: PushConfigService; taskId: string }> {
   const push = pushOf(context);
-  const taskId = requiredString(params, path, ...names);
+  const taskId = requestFields.requiredString(params, path, ...names);
   await agent.getTask(taskId, { owner: context?.principal });
   return { push, taskId };
 }
@@ -137,10 +133,4 @@ async function remove(push: PushConfigService, taskId: string, id: string): Prom
 
 function notFound(taskId: string, id: string): LiteError {
   return new LiteError('PUSH_CONFIG_NOT_FOUND', `task "${taskId}" has no push notification config "${id}"`, { task: taskId, config: id });
-}
-
-function requiredString(params: Json, path: string, ...names: string[]): string {
-  const value = optionalString(params, path, ...names);
-  if (!value) throw invalid(`${path} is required`);
-  return value;
 }

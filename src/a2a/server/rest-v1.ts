@@ -15,11 +15,10 @@ import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
 import { errorInfoOf, rpcStatusOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
-import { METHODS_V1, type MethodContext } from './jsonrpc-v1.js';
+import { METHODS_V1 } from './jsonrpc-v1.js';
+import type { MethodContext } from './methods.js';
 import { mapEvents } from './map-events.js';
-import { invalid } from '../wire/v1.js';
-
-type Json = Record<string, unknown>;
+import { invalid, type Json } from '../wire/fields.js';
 
 /** The media type of REST bodies (spec §11.1). Requests may use `application/json` too. */
 export const A2A_JSON = 'application/a2a+json';

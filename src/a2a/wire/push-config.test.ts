@@ -8,8 +8,8 @@ import {
   pushConfigToV1,
   taskPushConfigFromV03,
   webhookUrl,
-  type PushConfig,
 } from './push-config.js';
+import type { PushConfig } from '../../model/push-config.js';
 
 const invalidParams = (message: RegExp) => expect.objectContaining({ code: 'INVALID_PARAMS', message: expect.stringMatching(message) });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isLiteError } from '../../errors.js';
 import type { TaskState } from '../../protocol/states.js';
 import type { Part, Task, TaskEvent, TaskMessage } from '../../model/task.js';
-import { eventToV03, isFinalV03, messageFromV03, messageToV03, partToV03, stateToV03, taskToV03 } from './v03.js';
+import { eventToV03, messageFromV03, messageToV03, partToV03, stateToV03, statusUpdateToV03, taskToV03 } from './v03.js';
 
 const AT = '2026-01-02T03:04:05.000Z';
 
@@ -39,7 +39,7 @@ describe('states in 0.3', () => {
   ];
   it.each(table)('%s is "%s" (final: %s)', (state, wire, final) => {
     expect(stateToV03(state)).toBe(wire);
-    expect(isFinalV03(state)).toBe(final);
+    expect(statusUpdateToV03('t-1', 'c-1', { state, timestamp: '2026-01-01T00:00:00.000Z' }).final).toBe(final);
   });
 });
 

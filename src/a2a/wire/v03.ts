@@ -1,11 +1,9 @@
 // A2A 0.3 JSON-RPC shapes ⇄ the task model. Every object names itself with `kind`, states are
 // kebab-case (`canceled` with one l), and incoming messages are checked field by field.
 
-import { isInterrupted, isTerminal, type TaskState } from '../../protocol/states.js';
+import { isSettled, type TaskState } from '../../protocol/states.js';
 import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../../model/task.js';
-import { asObject, field, invalid, optionalString, shown } from './v1.js';
-
-type Json = Record<string, unknown>;
+import { asObject, field, invalid, optionalString, shown, type Json } from './fields.js';
 
 /**
  * The metadata flag the official SDK sets when it wraps a data value that is not an object as
@@ -30,14 +28,6 @@ const STATE_TO_V03: Readonly<Record<TaskState, string>> = {
 /** The 0.3 name of a state: kebab-case, `canceled` with one l. */
 export function stateToV03(state: TaskState): string {
   return STATE_TO_V03[state];
-}
-
-/**
- * Whether a status update is the last event of its stream. Our streams close on a terminal
- * state and also on an interrupted one (the agent waits for the requester), so both are final.
- */
-export function isFinalV03(state: TaskState): boolean {
-  return isTerminal(state) || isInterrupted(state);
 }
 
 /** A task as 0.3 JSON; `historyLength` keeps only the newest messages (0: none). */
@@ -104,7 +94,7 @@ export function partToV03(part: Part): Json {
   return out;
 }
 
-/** One stream event as a bare 0.3 object; status updates carry `final` (see `isFinalV03`). */
+/** One stream event as a bare 0.3 object; status updates carry `final` (our streams close on a terminal state and on an interrupted one, where the agent waits for the requester: both are final). */
 export function eventToV03(event: TaskEvent): Json {
   switch (event.kind) {
     case 'task':
@@ -127,7 +117,7 @@ export function eventToV03(event: TaskEvent): Json {
 
 /** A status change as a 0.3 `status-update` event. */
 export function statusUpdateToV03(taskId: string, contextId: string, status: TaskStatus): Json {
-  return { kind: 'status-update', taskId, contextId, status: statusToV03(status), final: isFinalV03(status.state) };
+  return { kind: 'status-update', taskId, contextId, status: statusToV03(status), final: isSettled(status.state) };
 }
 
 /**

@@ -1,11 +1,10 @@
 // A2A 1.0 JSON shapes ⇄ the task model. Outgoing objects leave out empty fields, as ProtoJSON
 // does; incoming ones are checked field by field, and every refusal names the field.
 
-import { LiteError } from '../../errors.js';
 import type { TaskState } from '../../protocol/states.js';
 import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../../model/task.js';
+import { asObject, field, invalid, optionalString, shown, type Json } from './fields.js';
 
-type Json = Record<string, unknown>;
 
 const STATE_TO_V1: Readonly<Record<TaskState, string>> = {
   submitted: 'TASK_STATE_SUBMITTED',
@@ -167,46 +166,6 @@ function partFromV1(value: unknown, path: string): Part {
   if (mediaType) part.mediaType = mediaType;
   if (metadata) part.metadata = metadata;
   return part;
-}
-
-export function asObject(value: unknown, path: string): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${path} must be an object`);
-  return value as Json;
-}
-
-/** The value of a field under its camelCase name or its snake_case one. */
-export function field(object: Json, ...names: string[]): unknown {
-  for (const name of names) if (object[name] !== undefined) return object[name];
-  return undefined;
-}
-
-export function optionalString(object: Json, path: string, ...names: string[]): string | undefined {
-  const value = field(object, ...names);
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalid(`${path} must be a string`);
-  return value;
-}
-
-export function optionalInteger(object: Json, path: string, ...names: string[]): number | undefined {
-  const value = field(object, ...names);
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalid(`${path} must be a whole number ≥ 0`);
-  return value;
-}
-
-/**
- * A value as an error message quotes it: strings and numbers as JSON (a string cut at 80
- * characters), anything else by its kind. Never walks into the value, however deep it nests.
- */
-export function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  if (value === undefined) return 'missing';
-  return Array.isArray(value) ? 'an array' : `an ${typeof value}`;
-}
-
-export function invalid(message: string): LiteError {
-  return new LiteError('INVALID_PARAMS', message);
 }
 
 // What a client reads back from a 1.0 agent: tasks, stream responses and SendMessage results.

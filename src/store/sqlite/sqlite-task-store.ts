@@ -7,7 +7,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LiteError } from '../../errors.js';
 import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../../protocol/states.js';
-import type { PushConfig } from '../../a2a/wire/push-config.js';
+import type { PushConfig } from '../../model/push-config.js';
 import type { Task } from '../../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from '../push-store.js';
 import { Checkpointer } from './checkpointer.js';
