@@ -18,7 +18,8 @@ export {
   type StatusOptions,
   type TaskAccess,
 } from './runtime/agent.js';
-export { receiveLite, type LiteReceiveOptions, type LiteLedger } from './lite/driver.js';
+export { receiveLite } from './lite/driver.js';
+export type { LiteReceiveOptions, LiteLedger } from './lite/driver-options.js';
 export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './model/task.js';
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from './store/task-store.js';
 

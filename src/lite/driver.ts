@@ -8,13 +8,9 @@
 //   [A2A:cancel task=X]     ──► agent.cancel ──► status cancelled
 //   status · result · ack   ──► the ledger only
 //
-// Lite task ids are chosen by the requester, so they are unique per peer only, while runtime
-// ids are made by the agent (A2A clients see them). A map per agent, (peer, lite id) → runtime
-// id, links the two; the lite id and peer also ride in the request's metadata so that a stored
-// task says which lite task it served.
+// Which runtime task serves which lite task is remembered per agent (lite-tasks.ts).
 
-import { randomUUID } from 'node:crypto';
-import { render, type Lang } from '../card/render.js';
+import { render } from '../card/render.js';
 import { format } from '../protocol/format.js';
 import { messageOf } from '../protocol/message.js';
 import { parseAll } from '../protocol/parse.js';
@@ -22,44 +18,17 @@ import { isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message, ParsedMessage, Problem } from '../protocol/types.js';
 import { isValid, TASK_ID, validate } from '../protocol/validate.js';
 import { redactCredentials } from '../secrets.js';
-import type { FileTaskLedger } from '../home/task-ledger.js';
 import type { Direction } from '../home/task-record.js';
 import type { Agent } from '../runtime/agent.js';
 import { fileNames, liteState, resultMessage, statusMessage } from './task-text.js';
+import type { LiteLedger, LiteReceiveOptions } from './driver-options.js';
+import { requestOf } from './request.js';
+import { liteTasksOf, type LiteTask, type LiteTasks } from './lite-tasks.js';
 import { WORDS, type Words } from './words.js';
-import { textOf, type Artifact, type Part, type TaskEvent, type TaskMessage, type TaskStatus } from '../model/task.js';
+import { textOf, type Artifact, type TaskEvent, type TaskStatus } from '../model/task.js';
 
-/** What the driver needs of a ledger: `FileTaskLedger`, or anything shaped like it. */
-export type LiteLedger = Pick<FileTaskLedger, 'record' | 'has' | 'get'>;
-
-export interface LiteReceiveOptions {
-  /** The peer who sent the text (its agent id): the owner of the task ids it names. */
-  from: string;
-  /** Records received tasks with the replies sent, and peers' status, result and ack. */
-  ledger?: LiteLedger;
-  /** The language of the card reply and of the driver's own words (default `zh`). */
-  lang?: Lang;
-  /** Called with each reply as soon as it exists, so long tasks report progress as it happens. */
-  onReply?: (reply: string) => void;
-  /** Told of failures that have no reply: a ledger that refused a record, a throwing `onReply`. */
-  onError?: (error: unknown) => void;
-}
-
-/** What the driver remembers of one lite task. */
-interface LiteTask {
-  /** Unset while the runtime task is being made. */
-  runtimeId?: string;
-  /** A lite cancel ended the task: the cancel replies, not the task's follower. */
-  cancelled?: boolean;
-  ended?: boolean;
-}
-
-/** Tasks remembered per agent; past this, the oldest ended one is forgotten as a new one comes. */
-const REMEMBERED = 1000;
 /** A problem quoted in a refusal is cut here: it may echo a hostile value. */
 const MAX_PROBLEM = 300;
-
-const tasksByAgent = new WeakMap<Agent, Map<string, LiteTask>>();
 
 /**
  * Handles the A2A-Lite messages in `text` from peer `options.from`, in order, and resolves with
@@ -98,16 +67,14 @@ class Exchange {
   private readonly options: LiteReceiveOptions;
   private readonly from: string;
   private readonly words: Words;
-  private readonly tasks: Map<string, LiteTask>;
+  private readonly tasks: LiteTasks;
 
   constructor(agent: Agent, options: LiteReceiveOptions) {
     this.agent = agent;
     this.options = options;
     this.from = options.from;
     this.words = WORDS[options.lang ?? 'zh'];
-    let tasks = tasksByAgent.get(agent);
-    if (tasks === undefined) tasksByAgent.set(agent, (tasks = new Map()));
-    this.tasks = tasks;
+    this.tasks = liteTasksOf(agent);
   }
 
   /** Handles one message; for a task, resolves once it has started and returns the rest of its run. */
@@ -152,7 +119,7 @@ class Exchange {
     const explanation = this.words.invalid(clip(message.type), errors);
     const id = message.type === 'task' ? message.params.id : undefined;
     // A reused id belongs to a task that is still under way: failing it would end that one.
-    if (id !== undefined && TASK_ID.test(id) && !this.tasks.has(keyOf(this.from, id))) {
+    if (id !== undefined && TASK_ID.test(id) && !this.tasks.has(this.from, id)) {
       // Not recorded: the ledger never took the task, so it has nothing to fail.
       this.say(liteMessage('status', { task: id, state: 'failed' }, explanation), false);
     } else {
@@ -162,12 +129,11 @@ class Exchange {
 
   private async task(message: ParsedMessage): Promise<Running | undefined> {
     const id = message.params.id as string;
-    const key = keyOf(this.from, id);
-    const known = this.tasks.get(key);
+    const known = this.tasks.get(this.from, id);
     if (known !== undefined) return this.reply(id, known, message);
     if (this.answeredFromLedger(id, message)) return undefined;
     const entry: LiteTask = {};
-    this.remember(key, entry);
+    this.tasks.remember(this.from, id, entry);
     this.record(messageOf(message), 'in');
     let events: AsyncIterable<TaskEvent>;
     try {
@@ -259,7 +225,7 @@ class Exchange {
 
   private async cancel(message: ParsedMessage): Promise<void> {
     const id = message.params.task as string;
-    const entry = this.tasks.get(keyOf(this.from, id));
+    const entry = this.tasks.get(this.from, id);
     if (entry === undefined) return this.sendPlain(this.words.noTask(id));
     const state = await this.stateOf(entry);
     if (isTerminal(state)) return this.sendPlain(this.words.cannotCancel(id, state));
@@ -330,33 +296,10 @@ class Exchange {
       this.report(error);
     }
   }
-
-  private remember(key: string, entry: LiteTask): void {
-    this.tasks.set(key, entry);
-    if (this.tasks.size <= REMEMBERED) return;
-    // Map order is insertion order. A live task is never forgotten: it can still be cancelled.
-    for (const [old, task] of this.tasks) {
-      if (!task.ended) continue;
-      this.tasks.delete(old);
-      return;
-    }
-  }
 }
-
-const keyOf = (peer: string, id: string): string => JSON.stringify([peer, id]);
 
 function liteMessage(type: string, params: Record<string, string>, body: string, attachments: string[] = []): Message {
   return { type, params, body, attachments };
-}
-
-/** The runtime request for a lite task message: its body as text, its attachments as named files. */
-function requestOf(message: ParsedMessage, id: string, from: string): TaskMessage {
-  const parts: Part[] = [];
-  if (message.body !== '' || message.attachments.length === 0) parts.push({ kind: 'text', text: message.body });
-  for (const name of message.attachments) parts.push({ kind: 'file', name });
-  const lite: Record<string, string> = { taskId: id, from };
-  if (message.params.priority) lite.priority = message.params.priority;
-  return { messageId: randomUUID(), role: 'user', parts, metadata: { a2aLite: lite } };
 }
 
 /** Text as a reply body: one kind of line break, and no credential. */

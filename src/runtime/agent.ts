@@ -15,63 +15,27 @@ import { isSettled, isTerminal, mayChange, type WireState } from '../protocol/st
 import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { uuidv7 } from '../model/ids.js';
+import type { AgentOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
+import { isoClock } from './clock.js';
 import { LiveTask, endOfTurn, type SaveContext } from './live-task.js';
-import { agentMessage, incomingTask, taskContext, type IncomingTask, type TaskActions, type TaskContext } from './task-context.js';
+import { Observers } from './observers.js';
+import { agentMessage, incomingTask, taskContext, type IncomingTask, type TaskActions } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
-
-export interface AgentOptions {
-  card: LiteCard;
-  store?: TaskStore;
-  onTask(task: IncomingTask, context: TaskContext): unknown;
-  now?: () => Date;
-  /** Makes task, context, message and artifact ids (default: UUIDv7, time-ordered). */
-  newId?: () => string;
-  /** Told about failures the agent survives, such as a save that will be retried (default: stderr). */
-  onError?: (error: unknown, what: string) => void;
-}
+export type { AgentOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
 
 /** Messages nest no deeper than this; deeper input is refused before anything copies it. */
 const MAX_MESSAGE_DEPTH = 64;
-
-/**
- * Who is asking, for the calls that reach a task. With an owner, only that owner's tasks are
- * reached: a task of anyone else's is answered exactly as a task that does not exist
- * (TASK_NOT_FOUND), so that its id is not confirmed. Without one, every task is.
- */
-export interface TaskAccess {
-  /** The principal asking (with `serve`, the name of the credential it presented). */
-  owner?: string;
-}
-
-export interface SendOptions extends TaskAccess {
-  /** Return as soon as the task exists instead of waiting for it to end or ask for input. */
-  returnImmediately?: boolean;
-  from?: string;
-  skill?: string;
-  /**
-   * Runs once the task exists (a new one, or the one a reply continues) and before any of its
-   * updates is sent, so that a push config registered here sees them all. If it throws, the
-   * message is refused and no new task is made.
-   */
-  beforeStart?: (task: Task) => Promise<void>;
-}
-
-/**
- * Told of every event of every task, with the task as it is after the event (shared by all
- * observers: do not change it). A returned promise is waited for as the agent waits for its
- * own saves, so use it for local, durable work only, and make it never reject.
- */
-export type TaskObserver = (event: TaskEvent, task: Task) => void | Promise<void>;
 
 export class Agent {
   readonly card: LiteCard;
   readonly store: TaskStore;
   private readonly options: AgentOptions;
   private readonly live = new Map<string, LiveTask>();
-  private readonly observers = new Set<TaskObserver>();
-  private readonly now: () => Date;
+  private readonly observers = new Observers();
+  /** The time of a status change, as ISO text. */
+  private readonly clock: () => string;
   private readonly newId: () => string;
   /** Shared by every live task: saves at the end of a turn, reported through `onError`. */
   private readonly saves: SaveContext;
@@ -82,7 +46,7 @@ export class Agent {
     this.options = options;
     this.card = options.card;
     this.store = options.store ?? new MemoryTaskStore();
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.now === undefined ? isoClock() : () => (options.now as () => Date)().toISOString();
     this.newId = options.newId ?? uuidv7;
     this.saves = { store: this.store, endOfTurn: endOfTurn(), reportError: (error, what) => this.reportError(error, what) };
     this.actions = {
@@ -138,9 +102,9 @@ export class Agent {
     }
     if (live === undefined) {
       // A task left unfinished by an earlier process: nothing runs it, so just record the end.
-      const ended: Task = { ...task, status: { state: 'cancelled', timestamp: this.timestamp() } };
+      const ended: Task = { ...task, status: { state: 'cancelled', timestamp: this.clock() } };
       await this.store.save(ended);
-      await this.tell({ kind: 'status', taskId: id, contextId: ended.contextId, status: structuredClone(ended.status) }, ended);
+      await this.observers.tell({ kind: 'status', taskId: id, contextId: ended.contextId, status: structuredClone(ended.status) }, ended);
       return ended;
     }
     this.setStatus(live, 'cancelled', agentMessage(live.task, 'Cancelled at the requester’s request.', this.newId()));
@@ -160,8 +124,7 @@ export class Agent {
 
   /** Adds an observer of every task's events; returns the function that removes it. */
   observe(observer: TaskObserver): () => void {
-    this.observers.add(observer);
-    return () => this.observers.delete(observer);
+    return this.observers.add(observer);
   }
 
   /** How many streams, subscriptions and waiting sends follow a running task now (0 once it ends). */
@@ -205,7 +168,7 @@ export class Agent {
     const id = this.newId();
     const contextId = message.contextId || this.newId();
     const first = { ...message, taskId: id, contextId };
-    const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.timestamp() }, history: [first], artifacts: [] };
+    const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.clock() }, history: [first], artifacts: [] };
     if (options.beforeStart) await options.beforeStart(cloneTask(task));
     const live = new LiveTask(task, this.saves, options.owner);
     this.live.set(id, live);
@@ -301,7 +264,7 @@ export class Agent {
     if (!mayChange(from, state)) {
       throw new LiteError('ILLEGAL_TRANSITION', `task "${live.task.id}" cannot go from ${from} to ${state}`, { task: live.task.id, from, to: state });
     }
-    live.task.status = message === undefined ? { state, timestamp: this.timestamp() } : { state, message, timestamp: this.timestamp() };
+    live.task.status = message === undefined ? { state, timestamp: this.clock() } : { state, message, timestamp: this.clock() };
     // The agent's words join the conversation; a bare progress figure does not.
     if (message !== undefined && textOf(message) !== '') live.task.history.push(message);
     // A status is replaced on every change, never edited, so listeners can share it.
@@ -327,21 +290,7 @@ export class Agent {
   private emit(live: LiveTask, event: TaskEvent): void {
     live.hold(event);
     if (this.observers.size === 0) return;
-    live.waitFor(this.tell(event, cloneTask(live.task)));
-  }
-
-  /** Tells every observer; resolves when the work they returned is done, whatever its outcome. */
-  private tell(event: TaskEvent, task: Task): Promise<void> {
-    const work: Promise<unknown>[] = [];
-    for (const observer of this.observers) {
-      try {
-        const done = observer(event, task);
-        if (done !== undefined) work.push(done.catch(() => undefined));
-      } catch {
-        // An observer's failure is its own; the task goes on.
-      }
-    }
-    return Promise.all(work).then(() => undefined);
+    live.waitFor(this.observers.tell(event, cloneTask(live.task)));
   }
 
   /** Tasks that count against the concurrency limit: started and not yet ended. */
@@ -349,20 +298,6 @@ export class Agent {
     let count = 0;
     for (const live of this.live.values()) if (!isTerminal(live.task.status.state)) count += 1;
     return count;
-  }
-
-  /** The default clock's last reading and its ISO text, which changes once per millisecond. */
-  private lastMs = Number.NaN;
-  private lastIso = '';
-
-  private timestamp(): string {
-    if (this.options.now !== undefined) return this.now().toISOString();
-    const ms = Date.now();
-    if (ms !== this.lastMs) {
-      this.lastMs = ms;
-      this.lastIso = new Date(ms).toISOString();
-    }
-    return this.lastIso;
   }
 }
 

@@ -1,0 +1,48 @@
+// What an agent is made with and what its callers pass: the handler and store it runs on, who is
+// asking for a task, how a send waits, and the observers told of every task event.
+
+import type { LiteCard } from '../card/types.js';
+import type { Task, TaskEvent } from '../model/task.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { IncomingTask, TaskContext } from './task-context.js';
+
+export interface AgentOptions {
+  card: LiteCard;
+  store?: TaskStore;
+  onTask(task: IncomingTask, context: TaskContext): unknown;
+  now?: () => Date;
+  /** Makes task, context, message and artifact ids (default: UUIDv7, time-ordered). */
+  newId?: () => string;
+  /** Told about failures the agent survives, such as a save that will be retried (default: stderr). */
+  onError?: (error: unknown, what: string) => void;
+}
+
+/**
+ * Who is asking, for the calls that reach a task. With an owner, only that owner's tasks are
+ * reached: a task of anyone else's is answered exactly as a task that does not exist
+ * (TASK_NOT_FOUND), so that its id is not confirmed. Without one, every task is.
+ */
+export interface TaskAccess {
+  /** The principal asking (with `serve`, the name of the credential it presented). */
+  owner?: string;
+}
+
+export interface SendOptions extends TaskAccess {
+  /** Return as soon as the task exists instead of waiting for it to end or ask for input. */
+  returnImmediately?: boolean;
+  from?: string;
+  skill?: string;
+  /**
+   * Runs once the task exists (a new one, or the one a reply continues) and before any of its
+   * updates is sent, so that a push config registered here sees them all. If it throws, the
+   * message is refused and no new task is made.
+   */
+  beforeStart?: (task: Task) => Promise<void>;
+}
+
+/**
+ * Told of every event of every task, with the task as it is after the event (shared by all
+ * observers: do not change it). A returned promise is waited for as the agent waits for its
+ * own saves, so use it for local, durable work only, and make it never reject.
+ */
+export type TaskObserver = (event: TaskEvent, task: Task) => void | Promise<void>;
