@@ -131,7 +131,7 @@ describe('a2a-lite demo (over HTTP)', () => {
       '可达通道：a2a:http://127.0.0.1:',
       '[A2A:task id=… skill=research]',
       'state=accepted]',
-      'state=working progress=20]',
+      'state=working progress=20%]',
       '找到了 mexico',
       'Mexico 回复：邮件已发给鲁伊科斯塔',
       'state=completed]\n调研报告已完成（见附件），并已请 Mexico 发给鲁伊科斯塔。\n[附件: report.md]',
