@@ -1,7 +1,8 @@
-// Builds dist/: regenerates the precompiled card validator, then compiles with tsc.
+// Builds dist/ afresh: regenerates the precompiled card validator, compiles with tsc into an
+// empty dist/ (so that no file of a moved or deleted source lingers), and marks the CLI executable.
 // `--if-stale` skips the work when dist/ is newer than every source file.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,5 +32,7 @@ function step(args) {
 }
 
 step([join(root, 'scripts', 'generate-card-validator.mjs')]);
+rmSync(join(root, 'dist'), { recursive: true, force: true });
 step([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')]);
+chmodSync(join(root, 'dist', 'cli', 'bin.js'), 0o755);
 execFileSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(stamp)}, new Date().toISOString())`]);

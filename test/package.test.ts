@@ -1,5 +1,5 @@
 // The package as users import it: every entry point in package.json exists after the build.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -17,8 +17,15 @@ describe('the package', () => {
     if (name === '.') for (const used of ['createAgent', 'createA2AHandler', 'listen', 'fetchHandler', 'parse', 'format', 'FileTaskLedger']) expect(typeof module[used], used).toBe('function');
   });
 
-  it('ships the binary with a shebang', () => {
-    const bin = readFileSync(new URL(pkg.bin['a2a-lite'] as string, root), 'utf8');
-    expect(bin.startsWith('#!/usr/bin/env node')).toBe(true);
+  it('ships the binary with a shebang, executable as built', () => {
+    const path = new URL(pkg.bin['a2a-lite'] as string, root);
+    expect(readFileSync(path, 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+    expect(statSync(path).mode & 0o111).toBe(0o111);
+  });
+
+  it('has receiveLite and no receive on the agent: the runtime knows no chat text', async () => {
+    const module = (await import(new URL(pkg.exports['.']?.import as string, root).href)) as Record<string, unknown>;
+    expect(typeof module.receiveLite).toBe('function');
+    expect('receive' in (module.Agent as { prototype: object }).prototype).toBe(false);
   });
 });
