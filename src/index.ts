@@ -35,6 +35,7 @@ export { safeFileName } from './home/safe-names.js';
 export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';
 export { readRemoteCard, toLiteCard, type RemoteCard } from './client/remote-card.js';
 export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
-export { openTransport, type Transport, type TransportOptions, type SendResult, type Credential } from './client/transport.js';
+export { openTransport } from './client/open-transport.js';
+export type { Transport, TransportOptions, SendResult, Credential } from './client/transport.js';
 export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
 export { SseParser, readSse, type SseEvent } from './client/sse.js';

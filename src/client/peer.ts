@@ -6,7 +6,8 @@ import { LiteError } from '../errors.js';
 import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import { cacheDiscovered, fetchAgentCard, type FetchCardOptions } from './discover.js';
 import type { RemoteAccess } from '../model/remote-access.js';
-import { openTransport, type Credential, type Transport } from './transport.js';
+import { openTransport } from './open-transport.js';
+import type { Credential, Transport } from './transport.js';
 
 export interface Peer {
   id: string;

@@ -8,7 +8,7 @@ import { tempHome } from '../fixtures/home.js';
 import { cliAsync } from '../cli/run-cli.js';
 import { fetchAgentCard } from '../../src/client/discover.js';
 import { sendAndFollow } from '../../src/client/remote-task.js';
-import { openTransport } from '../../src/client/transport.js';
+import { openTransport } from '../../src/client/open-transport.js';
 
 type Handler = (rpc: { id: unknown; method: string; params: Record<string, unknown> }, res: ServerResponse) => void;
 

@@ -6,7 +6,8 @@ import { fetchAgentCard } from '../../src/client/discover.js';
 import type { RemoteCard } from '../../src/client/remote-card.js';
 import type { Binding, WireVersion } from '../../src/model/remote-access.js';
 import { followTask, sendAndFollow, type Outcome } from '../../src/client/remote-task.js';
-import { openTransport, type Transport } from '../../src/client/transport.js';
+import { openTransport } from '../../src/client/open-transport.js';
+import type { Transport } from '../../src/client/transport.js';
 import { isLiteError } from '../../src/errors.js';
 import type { Part, Task, TaskEvent, TaskMessage } from '../../src/model/task.js';
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventFromV03, eventToV03, taskFromV03, taskToV03 } from '../../src/a2a/wire/v03.js';
 import { eventFromV1, eventToV1, taskFromV1, taskToV1 } from '../../src/a2a/wire/v1.js';
-import { openTransport } from '../../src/client/transport.js';
+import { openTransport } from '../../src/client/open-transport.js';
 import { isLiteError } from '../../src/errors.js';
 import { isTaskState } from '../../src/protocol/states.js';
 import type { Part, Task, TaskEvent, TaskMessage } from '../../src/model/task.js';

@@ -19,9 +19,7 @@ import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { MethodContext } from './methods.js';
 import { mapEvents } from './map-events.js';
 import { invalid, type Json } from '../wire/fields.js';
-
-/** The media type of REST bodies (spec §11.1). Requests may use `application/json` too. */
-export const A2A_JSON = 'application/a2a+json';
+import { A2A_JSON } from '../wire/v1.js';
 
 /** A REST request as a 1.0 method call: the name in METHODS_V1, its params, the success status. */
 export interface RestCall {

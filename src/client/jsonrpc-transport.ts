@@ -1,0 +1,113 @@
+// Calling an agent over JSON-RPC, 1.0 or 0.3: the two differ only in method names, shapes and
+// how a send says it will not wait (a dialect each); requests, answers, errors and streams are
+// read the same way.
+
+import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire/v1.js';
+import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire/v03.js';
+import type { RemoteInterface } from '../model/remote-access.js';
+import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
+import { isEventStream, parseJson, type Http } from './http-call.js';
+import { notA2A, peerError, read } from './peer-errors.js';
+import type { SendOptions, SendResult, Transport } from './transport.js';
+
+interface RpcDialect {
+  version: '1.0' | '0.3';
+  methods: Record<'send' | 'stream' | 'get' | 'cancel' | 'subscribe', string>;
+  message(message: TaskMessage): unknown;
+  event(value: unknown): TaskEvent;
+  task(value: unknown): Task;
+  sendParams(message: TaskMessage, returnImmediately: boolean): Record<string, unknown>;
+}
+
+export const V1_RPC: RpcDialect = {
+  version: '1.0',
+  methods: { send: 'SendMessage', stream: 'SendStreamingMessage', get: 'GetTask', cancel: 'CancelTask', subscribe: 'SubscribeToTask' },
+  message: messageToV1,
+  event: (value) => eventFromV1(value),
+  task: (value) => taskFromV1(value),
+  sendParams: (message, returnImmediately) => ({ message: messageToV1(message), configuration: { returnImmediately } }),
+};
+
+export const V03_RPC: RpcDialect = {
+  version: '0.3',
+  methods: { send: 'message/send', stream: 'message/stream', get: 'tasks/get', cancel: 'tasks/cancel', subscribe: 'tasks/resubscribe' },
+  message: messageToV03,
+  event: (value) => eventFromV03(value),
+  task: (value) => taskFromV03(value),
+  // 0.3 says it the other way round: `blocking`.
+  sendParams: (message, returnImmediately) => ({ message: messageToV03(message), configuration: { blocking: !returnImmediately } }),
+};
+
+export class JsonRpc implements Transport {
+  private counter = 0;
+
+  constructor(
+    readonly target: RemoteInterface,
+    private readonly http: Http,
+    private readonly dialect: RpcDialect,
+  ) {}
+
+  async send(message: TaskMessage, options: SendOptions = {}): Promise<SendResult> {
+    const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal, options.timeoutMs);
+    const event = read(() => this.dialect.event(result), this.target);
+    if (event.kind === 'task') return { kind: 'task', task: event.task };
+    if (event.kind === 'message') return { kind: 'message', message: event.message };
+    throw notA2A(this.target, `a ${this.dialect.methods.send} result holds a task or a message, not a ${event.kind} update`);
+  }
+
+  stream(message: TaskMessage, signal?: AbortSignal): AsyncIterable<TaskEvent> {
+    return this.events(this.dialect.methods.stream, this.dialect.sendParams(message, false), signal);
+  }
+
+  async getTask(id: string, signal?: AbortSignal): Promise<Task> {
+    const result = await this.call(this.dialect.methods.get, { id }, signal);
+    return read(() => this.dialect.task(result), this.target);
+  }
+
+  async cancelTask(id: string, signal?: AbortSignal): Promise<Task> {
+    const result = await this.call(this.dialect.methods.cancel, { id }, signal);
+    return read(() => this.dialect.task(result), this.target);
+  }
+
+  subscribe(id: string, signal?: AbortSignal): AsyncIterable<TaskEvent> {
+    return this.events(this.dialect.methods.subscribe, { id }, signal);
+  }
+
+  private request(method: string, params: Record<string, unknown>): { id: number; body: string } {
+    const id = (this.counter += 1);
+    // A 1.0 interface that names a tenant gets it in every request (spec 1.0, §8.3).
+    const withTenant = this.target.tenant === undefined ? params : { ...params, tenant: this.target.tenant };
+    return { id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: withTenant }) };
+  }
+
+  private async call(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<unknown> {
+    const { id, body } = this.request(method, params);
+    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'application/json' }, signal, false, timeoutMs);
+    const reply = await this.http.json(response);
+    return rpcResult(reply, id, this.target);
+  }
+
+  private async *events(method: string, params: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TaskEvent> {
+    const { id, body } = this.request(method, params);
+    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'text/event-stream' }, signal, true);
+    if (!isEventStream(response)) {
+      // An error comes as one JSON-RPC response instead of a stream.
+      rpcResult(await this.http.json(response), id, this.target);
+      throw notA2A(this.target, `${method} answered with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`);
+    }
+    for await (const event of this.http.sse(response)) {
+      const reply = parseJson(event.data, this.target);
+      yield read(() => this.dialect.event(rpcResult(reply, id, this.target)), this.target);
+    }
+  }
+}
+
+/** The result of a JSON-RPC response, or its error as a LiteError. */
+function rpcResult(reply: unknown, id: number, target: RemoteInterface): unknown {
+  if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) throw notA2A(target, 'the answer is not a JSON-RPC response object');
+  const response = reply as Record<string, unknown>;
+  if (response.error !== undefined) throw peerError(response.error, target);
+  if (!('result' in response)) throw notA2A(target, 'the JSON-RPC response has neither result nor error');
+  if (response.id !== id && response.id !== String(id)) throw notA2A(target, `the JSON-RPC response answers request ${JSON.stringify(response.id)}, not ${id}`);
+  return response.result;
+}

@@ -1,0 +1,53 @@
+// What an agent's failures become for the user: its A2A errors as the LiteErrors they mean (read
+// by JSON-RPC code or by the google.rpc.ErrorInfo reason, from the one error table), an answer
+// that is not A2A, and an agent that could not be reached.
+
+import { LiteError, isLiteError } from '../errors.js';
+import type { RemoteInterface } from '../model/remote-access.js';
+
+/**
+ * An A2A error from the agent, as the LiteError a user would expect for it. Over HTTP+JSON the
+ * reason is in a google.rpc.ErrorInfo of `details` (one status, FAILED_PRECONDITION, stands for
+ * several errors); over JSON-RPC it is the code.
+ */
+export function peerError(error: unknown, target: RemoteInterface, httpStatus?: number): LiteError {
+  const object = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
+  const code = typeof object.code === 'number' ? object.code : httpStatus;
+  const status = typeof object.status === 'string' ? object.status : '';
+  const message = typeof object.message === 'string' ? object.message.slice(0, 500) : `error ${String(code)}`;
+  const reason = reasonOf(object.details);
+  const details = { url: target.url, code, status: status || undefined, reason };
+  if (code === -32001 || reason === 'TASK_NOT_FOUND') return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
+  if (code === -32002 || reason === 'TASK_NOT_CANCELABLE') return new LiteError('TASK_TERMINAL', `the agent says: ${message}`, details);
+  if (reason === undefined && httpStatus === 404 && status === 'NOT_FOUND' && /task/i.test(message)) return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
+  return new LiteError('PEER_ERROR', `the agent answered with an error: ${message}${code !== undefined ? ` (${code})` : ''}`, details);
+}
+
+/** The A2A reason of an error's google.rpc.ErrorInfo detail, if it has one. */
+function reasonOf(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (typeof detail === 'object' && detail !== null && typeof (detail as { reason?: unknown }).reason === 'string') return (detail as { reason: string }).reason;
+  }
+  return undefined;
+}
+
+export function notA2A(target: RemoteInterface, problem: string): LiteError {
+  return new LiteError('PEER_ERROR', `the agent at ${target.url} did not answer in A2A ${target.version}: ${problem}`, { url: target.url });
+}
+
+export function unreachable(target: RemoteInterface, error: unknown, why?: string): LiteError {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const reason = why ?? cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return new LiteError('PEER_UNREACHABLE', `could not reach the agent at ${target.url}: ${reason}`, { url: target.url }, { cause: error });
+}
+
+/** Decodes with the wire readers, whose refusals (INVALID_PARAMS) become PEER_ERROR here. */
+export function read<T>(decode: () => T, target: RemoteInterface): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (isLiteError(error, 'INVALID_PARAMS')) throw notA2A(target, error.message);
+    throw error;
+  }
+}
