@@ -1,39 +1,57 @@
-// The one error class of the package and the table that maps each code to how it
-// surfaces: the CLI's exit code, a JSON-RPC error code and an HTTP status.
+// The one error class of the package and the table that maps each code to how it surfaces:
+// the CLI's exit code, and the JSON-RPC code, HTTP status, google.rpc status and A2A reason.
+
+/** How one error code surfaces, at every edge it can cross. */
+export interface ErrorRow {
+  /** The CLI's exit status. */
+  exit: number;
+  /** The JSON-RPC error code. */
+  rpc: number;
+  /** The HTTP status of an HTTP+JSON (REST) answer. */
+  http: number;
+  /** The google.rpc status name a REST error body carries (A2A 1.0.1, §5.4). */
+  status: string;
+  /** The google.rpc.ErrorInfo reason A2A gives the error, where it has one of its own. */
+  reason?: string;
+  summary: string;
+}
 
 /**
- * How each error code surfaces. `exit` is the CLI exit status; `rpc` and `http` are used
- * when the same failure crosses the A2A bridge. docs/errors.md lists the same table.
+ * How each error code surfaces: the CLI's exit status, and the JSON-RPC code, HTTP status,
+ * google.rpc status and A2A reason when the same failure crosses the A2A bridge, whichever
+ * side (server or client) it is on. docs/errors.md lists the same table.
  */
 export const ERROR_TABLE = {
   // The caller used a command or function wrongly.
-  USAGE: { exit: 2, rpc: -32602, http: 400, summary: 'A command or option was used wrongly.' },
-  INPUT_TOO_LARGE: { exit: 2, rpc: -32602, http: 413, summary: 'Input is larger than the limit.' },
+  USAGE: { exit: 2, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A command or option was used wrongly.' },
+  INPUT_TOO_LARGE: { exit: 2, rpc: -32602, http: 413, status: 'RESOURCE_EXHAUSTED', summary: 'Input is larger than the limit.' },
   // Content that does not follow the protocol or the card schema.
-  INVALID_MESSAGE: { exit: 3, rpc: -32602, http: 400, summary: 'A protocol message breaks a per-type rule.' },
-  INVALID_CARD: { exit: 3, rpc: -32602, http: 400, summary: 'An Agent Card breaks the schema.' },
-  INVALID_JSON: { exit: 3, rpc: -32700, http: 400, summary: 'A file or input is not valid JSON.' },
+  INVALID_MESSAGE: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A protocol message breaks a per-type rule.' },
+  INVALID_CARD: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'An Agent Card breaks the schema.' },
+  INVALID_JSON: { exit: 3, rpc: -32700, http: 400, status: 'INVALID_ARGUMENT', summary: 'A file or input is not valid JSON.' },
   CARD_REPLY_INCOMPLETE: {
     exit: 3,
     rpc: -32602,
     http: 400,
+    status: 'INVALID_ARGUMENT',
     summary: 'An [A2A:card] reply lacks what a card needs (an id or a name).',
   },
   // Things that are not where they were expected.
-  CARD_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: "This agent's own card does not exist yet." },
-  AGENT_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'No cached card for that agent id.' },
-  TASK_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'No task with that id in the ledger.' },
+  CARD_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, status: 'NOT_FOUND', summary: "This agent's own card does not exist yet." },
+  AGENT_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, status: 'NOT_FOUND', summary: 'No cached card for that agent id.' },
+  TASK_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, status: 'NOT_FOUND', reason: 'TASK_NOT_FOUND', summary: 'No task with that id in the ledger.' },
   // A2A has no code of its own for this; the spec and the official SDK answer -32001 too.
-  PUSH_CONFIG_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, summary: 'The task has no push notification config with that id.' },
-  FILE_NOT_FOUND: { exit: 4, rpc: -32602, http: 404, summary: 'A file named on the command line does not exist.' },
+  PUSH_CONFIG_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, status: 'NOT_FOUND', reason: 'TASK_NOT_FOUND', summary: 'The task has no push notification config with that id.' },
+  FILE_NOT_FOUND: { exit: 4, rpc: -32602, http: 404, status: 'NOT_FOUND', summary: 'A file named on the command line does not exist.' },
   // Requests that contradict what is already stored.
-  CARD_EXISTS: { exit: 5, rpc: -32600, http: 409, summary: 'A card is already there; pass --force to replace it.' },
-  TASK_EXISTS: { exit: 5, rpc: -32600, http: 409, summary: 'A different task with that id is already recorded.' },
-  TASK_AMBIGUOUS: { exit: 5, rpc: -32600, http: 409, summary: 'Several peers use that task id; name the peer.' },
+  CARD_EXISTS: { exit: 5, rpc: -32600, http: 409, status: 'ABORTED', summary: 'A card is already there; pass --force to replace it.' },
+  TASK_EXISTS: { exit: 5, rpc: -32600, http: 409, status: 'ABORTED', summary: 'A different task with that id is already recorded.' },
+  TASK_AMBIGUOUS: { exit: 5, rpc: -32600, http: 409, status: 'ABORTED', summary: 'Several peers use that task id; name the peer.' },
   ILLEGAL_TRANSITION: {
     exit: 5,
     rpc: -32600,
     http: 409,
+    status: 'ABORTED',
     summary: 'The state change is not allowed by the task state machine.',
   },
   TASK_TERMINAL: {
@@ -41,53 +59,60 @@ export const ERROR_TABLE = {
     rpc: -32002,
     // A2A 1.0.1 moved TaskNotCancelable from 409 to 400 (spec §5.4).
     http: 400,
+    status: 'FAILED_PRECONDITION',
+    reason: 'TASK_NOT_CANCELABLE',
     summary: 'The task has already ended; it takes no more updates or cancels.',
   },
   ROLE_MISMATCH: {
     exit: 5,
     rpc: -32600,
     http: 409,
+    status: 'ABORTED',
     summary: 'A message came from the wrong side of the task (e.g. a status from the requester).',
   },
-  PEER_REQUIRED: { exit: 2, rpc: -32602, http: 400, summary: 'A new task needs --from or --to to name the peer.' },
+  PEER_REQUIRED: { exit: 2, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A new task needs --from or --to to name the peer.' },
   // Security refusals.
   CARD_HAS_CREDENTIAL: {
     exit: 6,
     rpc: -32602,
     http: 400,
+    status: 'INVALID_ARGUMENT',
     summary: 'A card carries something that looks like a credential; it is not written.',
   },
   WEBHOOK_REFUSED: {
     exit: 6,
     rpc: -32602,
     http: 400,
+    status: 'INVALID_ARGUMENT',
     summary: 'A push notification URL leads to a loopback, private, link-local or reserved address.',
   },
   // Requests an A2A peer made that this agent will not serve.
-  INVALID_REQUEST: { exit: 3, rpc: -32600, http: 400, summary: 'A JSON-RPC request is not a valid request object.' },
-  METHOD_NOT_FOUND: { exit: 9, rpc: -32601, http: 404, summary: 'No such JSON-RPC method or REST path.' },
-  INVALID_PARAMS: { exit: 3, rpc: -32602, http: 400, summary: 'The parameters of a request are missing or malformed.' },
+  INVALID_REQUEST: { exit: 3, rpc: -32600, http: 400, status: 'INVALID_ARGUMENT', summary: 'A JSON-RPC request is not a valid request object.' },
+  METHOD_NOT_FOUND: { exit: 9, rpc: -32601, http: 404, status: 'NOT_FOUND', summary: 'No such JSON-RPC method or REST path.' },
+  INVALID_PARAMS: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', reason: 'INVALID_PARAMS', summary: 'The parameters of a request are missing or malformed.' },
   UNSUPPORTED_OPERATION: {
     exit: 9,
     rpc: -32004,
     http: 400,
+    status: 'FAILED_PRECONDITION',
+    reason: 'UNSUPPORTED_OPERATION',
     summary: 'The operation is not possible on this task now (e.g. a message to an ended task).',
   },
-  PUSH_NOT_SUPPORTED: { exit: 9, rpc: -32003, http: 400, summary: 'This agent does not send push notifications.' },
+  PUSH_NOT_SUPPORTED: { exit: 9, rpc: -32003, http: 400, status: 'FAILED_PRECONDITION', reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', summary: 'This agent does not send push notifications.' },
   // 400, not 415: A2A 1.0.1 maps ContentTypeNotSupported to 400 (spec §5.4).
-  CONTENT_TYPE_NOT_SUPPORTED: { exit: 9, rpc: -32005, http: 400, summary: 'The request body has a content type this agent does not read.' },
-  VERSION_NOT_SUPPORTED: { exit: 9, rpc: -32009, http: 400, summary: 'The A2A-Version asked for is not served here.' },
-  EXTENDED_CARD_NOT_CONFIGURED: { exit: 9, rpc: -32007, http: 400, summary: 'This agent has no extended card.' },
+  CONTENT_TYPE_NOT_SUPPORTED: { exit: 9, rpc: -32005, http: 400, status: 'INVALID_ARGUMENT', reason: 'CONTENT_TYPE_NOT_SUPPORTED', summary: 'The request body has a content type this agent does not read.' },
+  VERSION_NOT_SUPPORTED: { exit: 9, rpc: -32009, http: 400, status: 'FAILED_PRECONDITION', reason: 'VERSION_NOT_SUPPORTED', summary: 'The A2A-Version asked for is not served here.' },
+  EXTENDED_CARD_NOT_CONFIGURED: { exit: 9, rpc: -32007, http: 400, status: 'FAILED_PRECONDITION', reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', summary: 'This agent has no extended card.' },
   // A remote agent (a2a-lite send, discover) did not give what was asked.
-  PEER_ERROR: { exit: 8, rpc: -32006, http: 502, summary: 'The remote agent answered with an error, or with something that is not A2A.' },
-  AUTH_REQUIRED: { exit: 14, rpc: -32600, http: 401, summary: 'The remote agent wants credentials that were not given or not accepted.' },
-  PEER_UNREACHABLE: { exit: 15, rpc: -32603, http: 502, summary: 'The remote agent could not be reached, or did not answer in time.' },
+  PEER_ERROR: { exit: 8, rpc: -32006, http: 502, status: 'UNKNOWN', summary: 'The remote agent answered with an error, or with something that is not A2A.' },
+  AUTH_REQUIRED: { exit: 14, rpc: -32600, http: 401, status: 'UNAUTHENTICATED', summary: 'The remote agent wants credentials that were not given or not accepted.' },
+  PEER_UNREACHABLE: { exit: 15, rpc: -32603, http: 502, status: 'UNAVAILABLE', summary: 'The remote agent could not be reached, or did not answer in time.' },
   // The environment failed us.
-  LEDGER_BUSY: { exit: 7, rpc: -32603, http: 503, summary: 'The ledger stayed contended past the retry limit.' },
-  LEDGER_CORRUPT: { exit: 7, rpc: -32603, http: 500, summary: 'A ledger or cache file could not be read back.' },
-  IO_ERROR: { exit: 7, rpc: -32603, http: 500, summary: 'The file system refused a read or a write.' },
-  INTERNAL: { exit: 1, rpc: -32603, http: 500, summary: 'A bug: please report it with the command that caused it.' },
-} as const satisfies Record<string, { exit: number; rpc: number; http: number; summary: string }>;
+  LEDGER_BUSY: { exit: 7, rpc: -32603, http: 503, status: 'UNAVAILABLE', summary: 'The ledger stayed contended past the retry limit.' },
+  LEDGER_CORRUPT: { exit: 7, rpc: -32603, http: 500, status: 'INTERNAL', summary: 'A ledger or cache file could not be read back.' },
+  IO_ERROR: { exit: 7, rpc: -32603, http: 500, status: 'INTERNAL', summary: 'The file system refused a read or a write.' },
+  INTERNAL: { exit: 1, rpc: -32603, http: 500, status: 'INTERNAL', summary: 'A bug: please report it with the command that caused it.' },
+} as const satisfies Record<string, ErrorRow>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
 

@@ -1,7 +1,7 @@
 // The documentation must list every code the package can produce.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_TABLE } from '../src/errors.js';
+import { ERROR_TABLE, type ErrorRow } from '../src/errors.js';
 
 const errorsDoc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
 const source = (path: string) => readFileSync(new URL(`../src/${path}`, import.meta.url), 'utf8');
@@ -11,8 +11,9 @@ const unionMembers = (text: string, name: string): string[] => {
 };
 
 describe('docs/errors.md', () => {
-  it.each(Object.entries(ERROR_TABLE))('lists %s with its exit, JSON-RPC and HTTP codes', (code, row) => {
-    expect(errorsDoc).toContain(`| \`${code}\` | ${row.exit} | ${row.rpc} | ${row.http} |`);
+  it.each(Object.entries(ERROR_TABLE))('lists %s with its exit, JSON-RPC, HTTP, google.rpc status and A2A reason', (code, row: ErrorRow) => {
+    const reason = row.reason === undefined ? '—' : `\`${row.reason}\``;
+    expect(errorsDoc).toContain(`| \`${code}\` | ${row.exit} | ${row.rpc} | ${row.http} | \`${row.status}\` | ${reason} |`);
   });
 
   it('lists every problem and warning code', () => {

@@ -200,7 +200,7 @@ function restError(code: number, status: string, message: string, reason?: strin
   return { status: code, body: { error: { code, status, message, details: reason === undefined ? [] : errorInfo(reason) } } };
 }
 
-const TOO_LARGE: Reply = { status: 413, body: { error: { code: 413, status: 'PAYLOAD_TOO_LARGE', message: `the request body is over ${MAX_BODY} bytes` } } };
+const TOO_LARGE: Reply = { status: 413, body: { error: { code: 413, status: 'RESOURCE_EXHAUSTED', message: `the request body is over ${MAX_BODY} bytes` } } };
 /** Ids are echoed, so a number id must be one that reads back to the same digits. */
 const ID_RULE = 'id must be a string, a whole number from -(2^53 - 1) to 2^53 - 1, or null';
 const UNAUTHENTICATED: Reply = { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'missing or invalid credentials' } } };

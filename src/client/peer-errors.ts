@@ -2,8 +2,12 @@
 // by JSON-RPC code or by the google.rpc.ErrorInfo reason, from the one error table), an answer
 // that is not A2A, and an agent that could not be reached.
 
-import { LiteError, isLiteError } from '../errors.js';
+import { codeOfPeerError } from '../a2a/wire/error-info.js';
+import { LiteError, isLiteError, type ErrorCode } from '../errors.js';
 import type { RemoteInterface } from '../model/remote-access.js';
+
+/** The agent's errors that mean what ours mean; any other is PEER_ERROR with the agent's words. */
+const TAKEN_AS_THEIR_OWN: readonly ErrorCode[] = ['TASK_NOT_FOUND', 'TASK_TERMINAL'];
 
 /**
  * An A2A error from the agent, as the LiteError a user would expect for it. Over HTTP+JSON the
@@ -17,8 +21,8 @@ export function peerError(error: unknown, target: RemoteInterface, httpStatus?: 
   const message = typeof object.message === 'string' ? object.message.slice(0, 500) : `error ${String(code)}`;
   const reason = reasonOf(object.details);
   const details = { url: target.url, code, status: status || undefined, reason };
-  if (code === -32001 || reason === 'TASK_NOT_FOUND') return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
-  if (code === -32002 || reason === 'TASK_NOT_CANCELABLE') return new LiteError('TASK_TERMINAL', `the agent says: ${message}`, details);
+  const known = codeOfPeerError(TAKEN_AS_THEIR_OWN, code, reason);
+  if (known !== undefined) return new LiteError(known, `the agent says: ${message}`, details);
   if (reason === undefined && httpStatus === 404 && status === 'NOT_FOUND' && /task/i.test(message)) return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
   return new LiteError('PEER_ERROR', `the agent answered with an error: ${message}${code !== undefined ? ` (${code})` : ''}`, details);
 }

@@ -3,6 +3,7 @@
 // poll GetTask where the agent cannot) with backoff until it does or a deadline passes. Every
 // event goes to `onEvent` once, in order; what repeats after a resubscription is left out.
 
+import { codeOfPeerError } from '../a2a/wire/error-info.js';
 import { LiteError, isLiteError } from '../errors.js';
 import { isInterrupted, isSettled, type TaskState } from '../protocol/states.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
@@ -270,7 +271,8 @@ function cannotSubscribe(error: unknown): boolean {
   if (!isLiteError(error, 'PEER_ERROR')) return false;
   const details = error.details as { code?: unknown; reason?: unknown } | undefined;
   const code = details?.code;
-  return details?.reason === 'UNSUPPORTED_OPERATION' || code === -32004 || code === -32601 || code === 404 || code === 405 || code === 501;
+  if (codeOfPeerError(['UNSUPPORTED_OPERATION', 'METHOD_NOT_FOUND'], code, typeof details?.reason === 'string' ? details.reason : undefined) !== undefined) return true;
+  return code === 404 || code === 405 || code === 501;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

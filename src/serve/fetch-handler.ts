@@ -1,14 +1,14 @@
 // The web-standard adapter: `fetch(Request) → Response`, for Bun, Deno and edge runtimes.
 
 import type { A2AHandler } from '../a2a/server/http.js';
-import { DEFAULT_MAX_BODY } from './node-http.js';
+import { DEFAULT_MAX_BODY, tooLargeBody } from './node-http.js';
 
 export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request) => {
     const body = await readLimited(request, max);
     if (body === undefined) {
-      return Response.json({ error: { code: 413, status: 'PAYLOAD_TOO_LARGE', message: `the request body is over ${max} bytes` } }, { status: 413 });
+      return Response.json(tooLargeBody(max), { status: 413 });
     }
     const url = new URL(request.url);
     const headers: Record<string, string> = {};

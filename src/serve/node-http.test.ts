@@ -37,7 +37,7 @@ describe('the node:http adapter', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(5000) }] } } }),
     });
     expect(response.status).toBe(413);
-    expect(((await response.json()) as { error: { status: string } }).error.status).toBe('PAYLOAD_TOO_LARGE');
+    expect(((await response.json()) as { error: { status: string } }).error.status).toBe('RESOURCE_EXHAUSTED');
   });
 
   it('sends each stream event when it happens, not when the task ends', async () => {

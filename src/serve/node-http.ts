@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ERROR_TABLE } from '../errors.js';
 import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/server/http.js';
 
 export interface NodeAdapterOptions {
@@ -224,7 +225,13 @@ async function write(res: ServerResponse, response: HttpResponse, head: boolean,
 }
 
 function tooLarge(res: ServerResponse, max: number): void {
-  writeJson(res, 413, { error: { code: 413, status: 'PAYLOAD_TOO_LARGE', message: `the request body is over ${max} bytes` } }, { connection: 'close' });
+  writeJson(res, 413, tooLargeBody(max), { connection: 'close' });
+}
+
+/** The answer to a body over the limit, read before any handler runs: a google.rpc.Status as REST errors are. */
+export function tooLargeBody(max: number): { error: { code: number; status: string; message: string } } {
+  const row = ERROR_TABLE.INPUT_TOO_LARGE;
+  return { error: { code: row.http, status: row.status, message: `the request body is over ${max} bytes` } };
 }
 
 function writeJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
