@@ -16,7 +16,7 @@ import { execHandler } from '../src/serve/exec-handler.js';
 import { listen, type Listening } from '../src/serve/node-http.js';
 import { startPushSender, type PushSender } from '../src/serve/push-sender.js';
 import type { ResolvedAddress } from '../src/serve/webhook-guard.js';
-import { openSqliteTaskStore } from '../src/store/sqlite/sqlite-task-store.js';
+import { openSqliteTaskStore } from '../src/store/sqlite/task-store.js';
 import { eventually, startWebhook } from './fixtures/webhook.js';
 
 type Json = Record<string, unknown>;

@@ -13,7 +13,7 @@ import { MemoryTaskStore } from '../../dist/store/task-store.js';
 
 const kind = process.argv[2] ?? 'memory';
 const store = kind === 'sqlite'
-  ? await (await import('../../dist/store/sqlite/sqlite-task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
+  ? await (await import('../../dist/store/sqlite/task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
   : new MemoryTaskStore();
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

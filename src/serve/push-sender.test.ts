@@ -8,7 +8,7 @@ import type { PushConfigInput } from '../model/push-config.js';
 import { jiajiaCard } from '../card/examples.js';
 import { createAgent, type Agent, type AgentOptions } from '../runtime/agent.js';
 import type { TaskMessage } from '../model/task.js';
-import { openSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';
+import { openSqliteTaskStore } from '../store/sqlite/task-store.js';
 import { MemoryTaskStore, type TaskStore } from '../store/task-store.js';
 import type { PushStore } from '../store/push-store.js';
 import { startPushSender, type PushSender, type PushSenderOptions } from './push-sender.js';

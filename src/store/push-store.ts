@@ -42,9 +42,3 @@ export interface PushStore {
   /** Takes a delivery out of the outbox: it was made, or given up on. */
   removeDelivery(seq: number): Promise<void>;
 }
-
-/** Whether a store (a TaskStore, say) keeps push configs and an outbox too. */
-export function isPushStore(store: object): store is PushStore {
-  const candidate = store as Partial<Record<keyof PushStore, unknown>>;
-  return typeof candidate.savePushConfig === 'function' && typeof candidate.addDeliveries === 'function';
-}

@@ -173,7 +173,7 @@ async function cardFrom(path: string, context: Context): Promise<LiteCard> {
 
 async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore & PushStore> {
   if (kind === 'memory') return new MemoryTaskStore();
-  const { openSqliteTaskStore } = await import('../../store/sqlite/sqlite-task-store.js');
+  const { openSqliteTaskStore } = await import('../../store/sqlite/task-store.js');
   return openSqliteTaskStore(path);
 }
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../model/task.js';
 import { Checkpointer } from './checkpointer.js';
-import { openSqliteTaskStore } from './sqlite-task-store.js';
+import { openSqliteTaskStore } from './task-store.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -41,7 +41,7 @@ async function until(condition: () => boolean, ms = 5_000): Promise<void> {
 
 describe('WAL checkpoints on their own thread', () => {
   it('run in a program that is an ES module, as the CLI is (not only under the test runner)', () => {
-    const store = fileURLToPath(new URL('../../../dist/store/sqlite/sqlite-task-store.js', import.meta.url));
+    const store = fileURLToPath(new URL('../../../dist/store/sqlite/task-store.js', import.meta.url));
     const script = `
       const { openSqliteTaskStore } = await import(${JSON.stringify(store)});
       const store = await openSqliteTaskStore(${JSON.stringify(tempDb())}, { checkpointAfterPages: 50 });

@@ -8,7 +8,7 @@ import { makeTask, taskStoreContract } from '../../../test/contracts/task-store.
 import { withStores } from '../../../test/contracts/with-stores.js';
 import { tempHome } from '../../../test/fixtures/home.js';
 import type { Task } from '../../model/task.js';
-import { openSqliteTaskStore } from './sqlite-task-store.js';
+import { openSqliteTaskStore } from './task-store.js';
 import { MemoryTaskStore, type TaskQuery } from '../task-store.js';
 
 taskStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
