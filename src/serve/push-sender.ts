@@ -12,12 +12,11 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { PushConfig, PushConfigInput, PushConfigService } from '../model/push-config.js';
-import { taskToV03 } from '../a2a/wire/v03.js';
-import { eventToV1 } from '../a2a/wire/v1.js';
 import { LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
 import type { Task, TaskEvent } from '../model/task.js';
 import type { PendingDelivery, PushStore } from '../store/push-store.js';
+import { bodyOf, headersOf } from './push-request.js';
 import { checkWebhook, type Resolver } from './webhook-guard.js';
 import { postWebhook, type PostOutcome } from './webhook-post.js';
 
@@ -297,26 +296,6 @@ export class PushSender implements PushConfigService {
       this.sleeping.add(sleeper);
     });
   }
-}
-
-/**
- * What a webhook receives for an event. A 1.0 config gets the event as a StreamResponse; a 0.3
- * config gets the whole task for every event, as the 0.3 spec's example and the SDK's 0.3
- * sender do.
- */
-export function bodyOf(config: Pick<PushConfig, 'version'>, event: TaskEvent, task: Task): string {
-  return JSON.stringify(config.version === '1.0' ? eventToV1(event) : taskToV03(task));
-}
-
-/** The request headers for a config; the only place its token and credentials are read. */
-export function headersOf(config: PushConfig): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': config.version === '1.0' ? 'application/a2a+json' : 'application/json',
-    'user-agent': 'a2a-lite',
-  };
-  if (config.authentication?.credentials !== undefined) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
-  if (config.token !== undefined) headers['x-a2a-notification-token'] = config.token;
-  return headers;
 }
 
 function laneKey(taskId: string, configId: string): string {

@@ -1,0 +1,142 @@
+// Keeps the layers of docs/architecture.md true: every import in src/ (static, dynamic or
+// type-only) must be one the table allows, no two files may import each other in a cycle, every
+// folder must be a layer the table names, and no source file may grow past the limit.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = join(ROOT, 'src');
+const MAX_LINES = 320;
+
+/** The may-import table of docs/architecture.md: layer → the layers it may import. */
+function mayImport(): Map<string, Set<string>> {
+  const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## May import'));
+  const table = new Map<string, Set<string>>();
+  for (const line of section.split('\n')) {
+    const cells = /^\|([^|]*)\|([^|]*)\|$/.exec(line.trim());
+    if (cells === null) continue;
+    const layer = (cells[1] as string).trim();
+    if (layer === 'layer' || /^-+$/.test(layer)) continue;
+    const allowed = (cells[2] as string).split(',').map((name) => name.trim()).filter((name) => name !== '');
+    table.set(layer, new Set(allowed));
+  }
+  return table;
+}
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** The layer a file belongs to: its folder under src/ (a2a/ has two), `(root)` for the shared files. */
+function layerOf(file: string): string {
+  const parts = relative(SRC, file).split(sep);
+  if (parts.length === 1) return parts[0] === 'index.ts' ? '(entry)' : '(root)';
+  return parts[0] === 'a2a' ? `a2a/${parts[1]}` : (parts[0] as string);
+}
+
+/** Every file of ours that `file` imports, by static, dynamic or type-only import or re-export. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)) {
+    found.push(normalize(join(dirname(file), (match[1] as string).replace(/\.js$/, '.ts'))));
+  }
+  return found;
+}
+
+const files = sourceFiles();
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+const table = mayImport();
+
+describe('the layers of docs/architecture.md', () => {
+  it('reads a table that names every layer', () => {
+    expect([...table.keys()]).toEqual(expect.arrayContaining(['(root)', 'protocol', 'model', 'card', 'home', 'store', 'runtime', 'lite', 'a2a/wire', 'a2a/server', 'serve', 'client', 'cli']));
+  });
+
+  it('has every source folder as a layer of the table', () => {
+    const layers = new Set(files.map(layerOf).filter((layer) => layer !== '(entry)'));
+    expect([...layers].filter((layer) => !table.has(layer))).toEqual([]);
+  });
+
+  it('imports only what each layer may import', () => {
+    const wrong: string[] = [];
+    for (const [file, imports] of graph) {
+      const from = layerOf(file);
+      if (from === '(entry)') continue;
+      for (const target of imports) {
+        const to = layerOf(target);
+        if (to !== from && !table.get(from)?.has(to)) wrong.push(`${relative(SRC, file)} (${from}) imports ${relative(SRC, target)} (${to})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('resolves every import to a file that exists', () => {
+    const missing = [...graph].flatMap(([file, imports]) => imports.filter((target) => !graph.has(target) && !target.endsWith('.json') && !target.endsWith(sep)).map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`));
+    expect(missing).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    expect(cycles(graph).map((cycle) => cycle.map((file) => relative(SRC, file)).join(' → '))).toEqual([]);
+  });
+
+  it(`keeps every source file within ${MAX_LINES} lines, but the generated validator`, () => {
+    const long = files
+      .filter((file) => !file.endsWith('.generated.ts'))
+      .map((file) => [relative(SRC, file), readFileSync(file, 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
+
+  it('finds a cycle and an upward import when there is one', () => {
+    const a = join(SRC, 'protocol', 'a.ts');
+    const b = join(SRC, 'protocol', 'b.ts');
+    expect(cycles(new Map([[a, [b]], [b, [a]]]))).toHaveLength(1);
+    expect(table.get(layerOf(join(SRC, 'store', 'x.ts')))?.has(layerOf(join(SRC, 'a2a', 'wire', 'y.ts')))).toBe(false);
+  });
+});
+
+/** The strongly connected components of more than one file (Tarjan), each a cycle of imports. */
+function cycles(edges: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next);
+    next += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const target of edges.get(node) ?? []) {
+      if (!edges.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node) as number, low.get(target) as number));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node) as number, index.get(target) as number));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || (edges.get(node) ?? []).includes(node)) found.push(component.reverse());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
