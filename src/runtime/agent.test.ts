@@ -415,7 +415,7 @@ describe('store failures and hostile messages', () => {
     const task = await agent.send(userMessage('x'));
     expect(task.status.state).toBe('completed');
     expect(reported[0]).toBe(`saving task ${task.id}: database is locked`);
-    for (let waited = 0; (await store.get(task.id))?.status.state !== 'completed' && waited < 40; waited += 1) {
+    for (let waited = 0; (await store.get(task.id))?.status.state !== 'completed' && waited < 200; waited += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect((await store.get(task.id))?.status.state).toBe('completed');

@@ -68,7 +68,7 @@ describe('a cancelled response body', () => {
     // Each cancel comes while a pull waits for the task's next event (before the fix, the
     // cancels waited for that event too, and the subscribers stayed).
     const cancelled = Promise.all(readers.map((reader) => reader.cancel()));
-    for (let waited = 0; quiet.subscribers(task.id) > 0 && waited < 500; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let waited = 0; quiet.subscribers(task.id) > 0 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(quiet.subscribers(task.id)).toBe(0);
     await cancelled;
     await quiet.shutdown();

@@ -166,16 +166,15 @@ describe('a webhook that never answers', () => {
     const stuck = await startWebhook(() => 'hang');
     const [sibling, other] = [await startWebhook(), await startWebhook()];
     const { agent, push } = await setup({ timeoutMs: 30_000 });
-    const started = Date.now();
     const first = await sendWithHooks(agent, push, 'one', [{ url: stuck.url }, { url: sibling.url }]);
     const second = await sendWithHooks(agent, push, 'two', [{ url: other.url }]);
     expect(first.status.state).toBe('completed');
     expect(second.status.state).toBe('completed');
     await eventually(() => expect(v1Kinds(sibling)).toHaveLength(4));
     await eventually(() => expect(v1Kinds(other)).toHaveLength(4));
-    // Far below the 30 s the stuck webhook may take to time out.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Everything else arrived while the sender still waits for the stuck webhook's first answer.
     expect(stuck.requests).toHaveLength(1);
+    expect(stuck.waiting()).toBe(1);
   });
 });
 

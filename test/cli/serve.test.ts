@@ -20,7 +20,7 @@ async function startServe(home: string, exec: string, store = 'memory', extra: s
   let output = '';
   child.stdout?.setEncoding('utf8');
   child.stdout?.on('data', (chunk: string) => (output += chunk));
-  for (let waited = 0; !output.includes('\n') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; !output.includes('\n') && waited < 400; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
   return { child, info: JSON.parse(output.split('\n')[0] as string), output: () => output };
 }
 
@@ -60,15 +60,17 @@ describe('a2a-lite serve', () => {
     const socket = connect(Number(port), '127.0.0.1');
     await once(socket, 'connect');
     const closed = once(socket, 'close');
-    socket.resume(); // read the 408, so that the server's close is seen
+    let answered = '';
+    socket.on('data', (chunk: Buffer) => (answered += chunk.toString('latin1')));
     socket.write('POST /jsonrpc HTTP/1.1\r\nHost: x\r\n');
     const started = Date.now();
     const answer = await rpc(info.jsonrpc as string, 'GetTask', { id: 'none' });
     expect(answer.error).toBeDefined();
     await closed;
     const waited = Date.now() - started;
+    // Closed by the timeout (a 408 first), not before it: a busy machine can only make it later.
     expect(waited).toBeGreaterThan(800);
-    expect(waited).toBeLessThan(6000);
+    expect(answered).toMatch(/^HTTP\/1\.1 408 /);
   });
 
   it('refuses a missing --exec and a bad port with usage errors', () => {
@@ -149,7 +151,7 @@ describe('a2a-lite serve with auth', () => {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
-    for (let waited = 0; !output.includes('\n') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; !output.includes('\n') && waited < 400; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     const info = JSON.parse(output.split('\n')[0] as string) as { jsonrpc: string; card: string; auth: string };
     expect(info.auth).toBe('bearer token');
     expect((await fetch(info.card)).status).toBe(200);
@@ -194,7 +196,7 @@ describe('a2a-lite serve with several clients', () => {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
-    for (let waited = 0; !output.includes('\n') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; !output.includes('\n') && waited < 400; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     return { child, jsonrpc: (JSON.parse(output.split('\n')[0] as string) as { jsonrpc: string }).jsonrpc, output: () => output };
   }
 

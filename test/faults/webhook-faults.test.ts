@@ -102,7 +102,7 @@ describe('a2a-lite serve --push with webhooks that fail', () => {
     }
     const sentUnderFault = healthyIds.length;
     // The failing targets have by now been tried three times each: at once, then after 1–2 s, then 2–4 s.
-    await eventually(() => expect(attemptsByBody(failing.arrivals).filter((tries) => tries.length >= 3).length).toBeGreaterThanOrEqual(4), 8_000);
+    await eventually(() => expect(attemptsByBody(failing.arrivals).filter((tries) => tries.length >= 3).length).toBeGreaterThanOrEqual(4), 20_000);
     const faultDelays = healthyDelays(faultFrom);
     await eventually(() => expect(healthy.delivered.filter((a) => eventOf(a.json).taskId === mixedId).map((a) => eventOf(a.json).state).at(-1)).toBe('TASK_STATE_COMPLETED'));
 
@@ -129,18 +129,19 @@ describe('a2a-lite serve --push with webhooks that fail', () => {
       expect(mine[0]?.reason).toBe(target === 'down' ? 'ECONNREFUSED' : 'HTTP 500');
     }
     const gaps = attemptsByBody(failing.arrivals).filter((tries) => tries.length >= 3).map((tries) => [tries[1]!.at - tries[0]!.at, tries[2]!.at - tries[1]!.at]);
+    // The waits were really made (the log above pins how long each was to be); a busy machine
+    // can only make a gap longer, so only its lower end is checked.
     for (const [first, second] of gaps) {
       expect(first).toBeGreaterThanOrEqual(950);
-      expect(first).toBeLessThan(3_500);
       expect(second).toBeGreaterThanOrEqual(1_950);
-      expect(second).toBeLessThan(6_000);
     }
     // The slow webhook is still being answered, one delivery per task at a time.
     expect(slow.arrivals.length).toBeGreaterThanOrEqual(4);
 
-    // Nothing that waits for a webhook: far below the slow target's 6 s and the 10 s attempt limit.
-    expect(Math.max(...faultLatency)).toBeLessThan(2_500);
-    expect(Math.max(...faultDelays)).toBeLessThan(1_500);
+    // Nothing waits for a webhook: a send or a healthy delivery held up behind the slow target
+    // would take at least its SLOW_MS, and one held behind a failing target far longer.
+    expect(Math.max(...faultLatency)).toBeLessThan(SLOW_MS);
+    expect(Math.max(...faultDelays)).toBeLessThan(SLOW_MS);
     await eventually(() => {
       for (const id of healthyIds) {
         const events = healthy.delivered.map((a) => eventOf(a.json)).filter((e) => e.taskId === id);
@@ -173,8 +174,8 @@ describe('a2a-lite serve --push with webhooks that fail', () => {
     }
     const survived = [down, failing, slow].reduce((n, target) => n + target.delivered.filter((a) => a.at > killedAt).length, 0);
     expect(down.delivered.length).toBeGreaterThanOrEqual(3 * 3 + 2);
-    // The restarted server is as quick as before.
-    expect((await send('after the restart', healthy.url)).ms).toBeLessThan(2_500);
+    // The restarted server answers without waiting for the deliveries it took up again.
+    expect((await send('after the restart', healthy.url)).ms).toBeLessThan(SLOW_MS);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     client.close();

@@ -12,7 +12,7 @@ const HEADERS_MS = 300;
 const REQUEST_MS = 600;
 const KEEP_ALIVE_MS = 300;
 /** How late a close may come on a loaded machine and still count as bounded. */
-const SLACK_MS = 5000;
+const SLACK_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

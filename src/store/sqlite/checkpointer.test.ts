@@ -31,7 +31,7 @@ function task(id: string, state: Task['status']['state'] = 'submitted'): Task {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(condition: () => boolean, ms = 5_000): Promise<void> {
+async function until(condition: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out');
@@ -48,7 +48,7 @@ describe('WAL checkpoints on their own thread', () => {
       for (let batch = 0; batch < 50; batch += 1) {
         await Promise.all(Array.from({ length: 20 }, (_, i) => store.save({ id: 't-' + batch + '-' + i, contextId: 'c', status: { state: 'submitted', timestamp: '' }, history: [], artifacts: [] })));
       }
-      for (let waited = 0; store.backgroundCheckpoints === 0 && waited < 200; waited += 1) await new Promise((r) => setTimeout(r, 10));
+      for (let waited = 0; store.backgroundCheckpoints === 0 && waited < 2_000; waited += 1) await new Promise((r) => setTimeout(r, 10));
       console.log(store.backgroundCheckpoints);
       await store.close();`;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
