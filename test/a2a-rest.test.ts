@@ -137,7 +137,7 @@ describe('the REST routes refuse bad requests with the spec’s status and body'
     const response = await handle(request);
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe(allow);
-    expect(bodyOf(response)).toMatchObject({ error: { code: 405, status: 'METHOD_NOT_ALLOWED' } });
+    expect(bodyOf(response)).toMatchObject({ error: { code: 405, status: 'UNIMPLEMENTED' } });
   });
 
   it.each([

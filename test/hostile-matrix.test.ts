@@ -295,9 +295,9 @@ describe('the JSON-RPC envelope', () => {
     [
       'REST: DELETE on the task list',
       (s) => request(s, { method: 'DELETE', path: '/tasks', headers: { ...V1, ...ALICE } }),
-      { status: 405, body: { error: { code: 405, status: 'METHOD_NOT_ALLOWED', message: 'use GET', details: [] } } },
+      { status: 405, body: { error: { code: 405, status: 'UNIMPLEMENTED', message: 'use GET', details: [] } } },
     ],
-    ['GET on the JSON-RPC endpoint', (s) => request(s, { method: 'GET', headers: ALICE }), { status: 405, body: { error: { code: 405, status: 'METHOD_NOT_ALLOWED', message: 'use POST' } } }],
+    ['GET on the JSON-RPC endpoint', (s) => request(s, { method: 'GET', headers: ALICE }), { status: 405, body: { error: { code: 405, status: 'UNIMPLEMENTED', message: 'use POST' } } }],
   ];
   it.each(rows)('%s', async (_name, send, expected) => {
     expect(await send(server)).toEqual(expected);

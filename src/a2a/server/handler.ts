@@ -166,5 +166,5 @@ function rpcResponse(id: Id, error: Record<string, unknown>): HttpResponse {
 }
 
 function methodNotAllowed(allowed: string): HttpResponse {
-  return json(405, { error: { code: 405, status: 'METHOD_NOT_ALLOWED', message: `use ${allowed}` } }, { allow: allowed });
+  return json(405, { error: { code: 405, status: 'UNIMPLEMENTED', message: `use ${allowed}` } }, { allow: allowed });
 }

@@ -255,6 +255,6 @@ function statusBody(error: unknown): { error: { code: number; status: string; me
 }
 
 function methodNotAllowed(allowed: readonly string[]): HttpResponse {
-  const body = { error: { code: 405, status: 'METHOD_NOT_ALLOWED', message: `use ${allowed.join(' or ')}`, details: [] } };
+  const body = { error: { code: 405, status: 'UNIMPLEMENTED', message: `use ${allowed.join(' or ')}`, details: [] } };
   return json(405, body, { 'content-type': A2A_JSON, allow: allowed.join(', ') });
 }
