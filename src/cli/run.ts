@@ -89,7 +89,7 @@ function mainHelp(): string {
     '',
     'options for every command:',
     '  --home DIR   where the card, known-agents/ and tasks/ live (else $A2A_LITE_HOME,',
-    '               else ./skills/a2a-lite if it exists, else ~/.a2a-lite)',
+    '               else ./.a2a-lite in an OpenClaw workspace, else ~/.a2a-lite)',
     '  --json       print results as JSON (errors become JSON on stderr)',
     '  -h, --help   help for a command, with an example',
     '',

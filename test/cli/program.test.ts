@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';
 import { cli } from './run-cli.js';
@@ -62,10 +63,30 @@ describe('the home directory rule', () => {
     expect(where({ env: { A2A_LITE_HOME: env } })).toBe(join(env, 'agent-card.json'));
   });
 
-  it('then ./skills/a2a-lite in an OpenClaw workspace', () => {
+  it('then .a2a-lite in an OpenClaw workspace (never the skill folder, which a reinstall replaces)', () => {
     const workspace = realpathSync(tempHome('workspace'));
     mkdirSync(join(workspace, 'skills', 'a2a-lite'), { recursive: true });
-    expect(where({ cwd: workspace, env: { A2A_LITE_HOME: undefined } })).toBe(join(workspace, 'skills', 'a2a-lite', 'agent-card.json'));
+    expect(where({ cwd: workspace, env: { A2A_LITE_HOME: undefined } })).toBe(join(workspace, '.a2a-lite', 'agent-card.json'));
+    expect(readdirSync(join(workspace, 'skills', 'a2a-lite'))).toEqual([]);
+  });
+
+  it('keeps the card and the ledger across a reinstall of the skill, moving them out of the skill folder once', () => {
+    const workspace = realpathSync(tempHome('workspace'));
+    const skill = join(workspace, 'skills', 'a2a-lite');
+    const env = { A2A_LITE_HOME: undefined };
+    // What an earlier version left in the skill folder, used as its home.
+    expect(cli(['card', 'init', '--id', 'mine', '--name', 'Mine', '--skill', 'research:Research:finds things'], { home: skill }).code).toBe(0);
+    expect(cli(['tasks', 'record', '--from', 'mexico', '[A2A:task id=research-1 skill=research]\nfind it'], { home: skill }).code).toBe(0);
+    const first = cli(['tasks', 'list'], { cwd: workspace, env });
+    expect(first.stderr).toContain(`note: moved agent-card.json, tasks from ${skill} to ${join(workspace, '.a2a-lite')}`);
+    expect(first.stdout).toContain('research-1');
+    // `openclaw skills install … --force` replaces the folder with the package's own.
+    rmSync(skill, { recursive: true });
+    cpSync(fileURLToPath(new URL('../../skill/a2a-lite', import.meta.url)), skill, { recursive: true });
+    const after = cli(['tasks', 'list'], { cwd: workspace, env });
+    expect(after.stderr).toBe('');
+    expect(after.stdout).toContain('research-1');
+    expect(JSON.parse(cli(['card', 'show', '--json'], { cwd: workspace, env }).stdout)).toMatchObject({ agent: { id: 'mine' } });
   });
 
   it('then ~/.a2a-lite', () => {
