@@ -1,21 +1,24 @@
 // `a2a-lite serve` as a real process on 127.0.0.1: it answers A2A requests and stops cleanly.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { filesUnder, tempHome } from '../fixtures/home.js';
 import { eventually, startWebhook } from '../fixtures/webhook.js';
 import { BIN, cli } from './run-cli.js';
 
+const hasPython = spawnSync('python3', ['--version']).status === 0;
 const running: ChildProcess[] = [];
 afterEach(() => {
   for (const child of running.splice(0)) child.kill('SIGKILL');
 });
 
 /** Starts serve on a free port and resolves with its first JSON line of output. */
-async function startServe(home: string, exec: string, store = 'memory', extra: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string>; output: () => string }> {
+async function startServe(home: string, exec: string, store = 'memory', extra: string[] = [], cwd?: string): Promise<{ child: ChildProcess; info: Record<string, string>; output: () => string }> {
   cli(['card', 'init', '--id', 'jiajia', '--name', '佳佳', '--skill', 'research:调研助手:收集资料'], { home });
-  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0', '--store', store, '--exec', exec, '--json', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0', '--store', store, '--exec', exec, '--json', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   running.push(child);
   let output = '';
   child.stdout?.setEncoding('utf8');
@@ -40,6 +43,24 @@ describe('a2a-lite serve', () => {
     const answer = await rpc(info.jsonrpc as string, 'SendMessage', { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
     expect(answer.result?.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(answer.result?.task.artifacts?.[0]?.parts[0]?.text).toBe('hello from the program');
+  });
+
+  it('runs a program named relative to where serve starts, as the README writes it, in the task folder', async () => {
+    const project = tempHome('project');
+    writeFileSync(join(project, 'agent.sh'), '#!/bin/sh\ncat > /dev/null\necho "from $(basename "$0") in $(basename "$(dirname "$PWD")")"\n');
+    chmodSync(join(project, 'agent.sh'), 0o755);
+    writeFileSync(join(project, 'agent.py'), 'import sys, os\nsys.stdin.read()\nprint("python in the task folder:", os.getcwd() == os.environ["A2A_TASK_DIR"])\n');
+    for (const [exec, expected] of [
+      ['./agent.sh', 'from agent.sh in work'],
+      ['sh agent.sh', 'from agent.sh in work'],
+      ...(hasPython ? [['python3 agent.py', 'python in the task folder: True']] : []),
+    ]) {
+      const { child, info } = await startServe(tempHome(), exec as string, 'memory', [], project);
+      const answer = await rpc(info.jsonrpc as string, 'SendMessage', { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+      expect(answer.result?.task.artifacts?.[0]?.parts[0]?.text, exec).toBe(expected);
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 
   it('stops on SIGTERM, failing the task still running', async () => {

@@ -10,6 +10,7 @@ import type { LiteCard } from '../../card/types.js';
 import { assertCard } from '../../card/validate.js';
 import { LiteError } from '../../errors.js';
 import { createAgent } from '../../runtime/agent.js';
+import { resolveCommand } from '../../serve/exec-command.js';
 import { execHandler } from '../../serve/exec-handler.js';
 import { listen } from '../../serve/node-http.js';
 import { startPushSender, type PushSender } from '../../serve/push-sender.js';
@@ -31,7 +32,8 @@ as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] line
 lines for the result, or plain text with exit 0. A non-zero exit fails the task.
 
 options:
-  --exec CMD              the program to run for each task (a shell command)
+  --exec CMD              the program to run for each task (a shell command; paths in it are
+                          relative to where serve starts, the program runs in the task's folder)
   --card FILE             the card to serve (default: the home's agent-card.json)
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port)
   --base-url URL          the address clients use, when it differs (behind a proxy)
@@ -105,7 +107,8 @@ example:
     const agent = createAgent({
       card,
       store,
-      onTask: execHandler({ command: commandLine, workRoot: join(home.dir, 'work'), timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
+      // The program runs in each task's folder: paths written relative to here are made absolute.
+      onTask: execHandler({ command: resolveCommand(commandLine, context.cwd), workRoot: join(home.dir, 'work'), timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
     });
     // Sends what the outbox still holds from the last run, before taking new requests.
     let push: PushSender | undefined;
