@@ -52,6 +52,21 @@ describe('serve --exec', () => {
     expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: `done: [A2A:task id=${task.id}]` }]);
   });
 
+  it('reads the lite header an A2A-Lite peer opens its request with, instead of passing it on escaped', async () => {
+    const { agent, workRoot } = agentFor('cat > stdin.txt; echo "$A2A_PEER_TASK_ID $A2A_SKILL"');
+    const task = await agent.send(message('[A2A:task id=research-002 skill=research priority=high]\nAI agents, [A2A:nested] last week'));
+    expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: 'research-002 research' }]);
+    const stdin = readFileSync(join(workRoot, task.id, 'stdin.txt'), 'utf8');
+    expect(stdin).toBe(`[A2A:task id=${task.id} skill=research priority=high]\nAI agents, [A2A:nested] last week\n`);
+  });
+
+  it('takes text that does not open with a valid task header word for word', async () => {
+    const { agent, workRoot } = agentFor('cat > stdin.txt; echo "[$A2A_PEER_TASK_ID]"');
+    const task = await agent.send(message('[A2A:task id=../../bad]\nhello'));
+    expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: '[]' }]);
+    expect(readFileSync(join(workRoot, task.id, 'stdin.txt'), 'utf8')).toBe(`[A2A:task id=${task.id}]\n\\[A2A:task id=../../bad]\nhello\n`);
+  });
+
   it('streams status lines live and returns the files of the result', async () => {
     const script = [
       'printf "[A2A:status task=$A2A_TASK_ID state=working progress=30%%]\\nreading\\n"',

@@ -13,8 +13,8 @@
 // and the program's exit to whatever it left running with its output still open.
 
 import { spawn } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { mediaTypeOf } from '../media-types.js';
 import { format } from '../protocol/format.js';
 import { parseAll } from '../protocol/parse.js';
@@ -22,8 +22,10 @@ import { isInterrupted, isSettled, isTerminal, isWireState } from '../protocol/s
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
 import type { IncomingTask, ResultFile, TaskContext } from '../runtime/agent.js';
-import { textOf, type TaskMessage } from '../model/task.js';
+import { textOf } from '../model/task.js';
 import { fileInside, safeFileName } from '../home/safe-names.js';
+import { liftTaskHeader } from '../lite/request.js';
+import { saveFiles, taskMessage, withLiteHeader, type ExecTask } from './exec-transcript.js';
 
 export interface ExecOptions {
   /** The shell command to run for each turn. */
@@ -57,7 +59,8 @@ const NEXT_HEADER = '\n[A2A:';
 
 /** Returns an `onTask` handler that runs `options.command` for each turn of a task. */
 export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: TaskContext) => Promise<unknown> {
-  return async (task, ctx) => {
+  return async (incoming, ctx) => {
+    const task = withLiteHeader(incoming);
     const folder = join(options.workRoot, safeFileName(task.id));
     mkdirSync(folder, { recursive: true });
     const transcript: Message[] = [taskMessage(task, saveFiles(folder, task.message))];
@@ -66,7 +69,8 @@ export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: Tas
       if (outcome.kind === 'ask') {
         transcript.push({ type: 'status', params: { task: task.id, state: 'input-required' }, body: outcome.question, attachments: [] });
         const reply = await ctx.ask(outcome.question);
-        transcript.push(taskMessage({ ...task, text: textOf(reply) }, saveFiles(folder, reply)));
+        const text = textOf(reply);
+        transcript.push(taskMessage({ ...task, text: liftTaskHeader(text)?.body ?? text }, saveFiles(folder, reply)));
         continue;
       }
       return finish(ctx, folder, outcome, options.maxFileBytes ?? 25 * 1024 * 1024);
@@ -80,14 +84,14 @@ export type Outcome =
   | { kind: 'end'; state: 'completed' | 'failed' | 'rejected' | 'cancelled'; text: string; attachments: string[] };
 
 /** Runs the command once and reads what it printed. */
-async function runTurn(options: ExecOptions, folder: string, task: IncomingTask, transcript: Message[], ctx: TaskContext): Promise<Outcome> {
+async function runTurn(options: ExecOptions, folder: string, task: ExecTask, transcript: Message[], ctx: TaskContext): Promise<Outcome> {
   const child = spawn(options.command, {
     shell: true,
     cwd: folder,
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own process group, so that a signal reaches what the shell started, too.
     detached: true,
-    env: { ...withoutNames(process.env, options.hiddenEnv ?? []), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '' },
+    env: { ...withoutNames(process.env, options.hiddenEnv ?? []), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '', A2A_PEER_TASK_ID: task.peerTaskId ?? '' },
   });
   child.stdin.on('error', () => {}); // a program that never reads stdin is fine
   child.stdin.end(`${transcript.map((m) => format(m)).join('\n\n')}\n`);
@@ -273,28 +277,4 @@ export class StatusReader {
 }
 
 /** The task as the program reads it: an [A2A:task] message naming the files saved for it. */
-function taskMessage(task: IncomingTask, saved: string[]): Message {
-  const params: Record<string, string> = { id: task.id };
-  if (task.skill) params.skill = task.skill;
-  return { type: 'task', params, body: task.text, attachments: saved };
-}
-
-/** Saves the files of a message into the task folder under safe names; returns the names. */
-function saveFiles(folder: string, message: TaskMessage): string[] {
-  const names: string[] = [];
-  for (const part of message.parts) {
-    if (part.kind !== 'file' || part.bytes === undefined) continue;
-    let name = safeFileName(part.name ?? 'file');
-    // lstat, not exists: a dangling link the program left is a taken name, not a free one.
-    for (let n = 1; lstatSync(join(folder, name), { throwIfNoEntry: false }) !== undefined; n += 1) name = withSuffix(safeFileName(part.name ?? 'file'), n);
-    writeFileSync(join(folder, name), Buffer.from(part.bytes, 'base64'), { flag: 'wx' });
-    names.push(name);
-  }
-  return names;
-}
-
-function withSuffix(name: string, n: number): string {
-  const extension = extname(name);
-  return `${name.slice(0, name.length - extension.length)}-${n}${extension}`;
-}
 
