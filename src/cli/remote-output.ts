@@ -4,6 +4,7 @@
 
 import { join } from 'node:path';
 import { fileParts, saveFiles, type SavedFile } from '../client/downloads.js';
+import { liteAnswerOf, liteStateOf } from '../lite/answer.js';
 import { liteState, resultMessage, statusMessage } from '../lite/task-text.js';
 import { LiteError } from '../errors.js';
 import { format } from '../protocol/format.js';
@@ -31,6 +32,8 @@ export class RemoteOutput {
   /** Set once the ledger refused something, so the note is given once. */
   private ledgerTrouble = false;
   private printed = 0;
+  /** The state the agent's own A2A-Lite header gave the task, which its A2A state may hide. */
+  private liteState: TaskState | undefined;
   files: SavedFile[] = [];
 
   constructor(
@@ -52,7 +55,12 @@ export class RemoteOutput {
     }
     if (event.kind === 'artifact') return; // shown with the result
     let message: Message;
-    if ((event.kind === 'status' || event.kind === 'task') && isTerminal(task.status.state)) {
+    const answer = event.kind === 'message' ? undefined : liteAnswerOf(task, event);
+    if (event.kind !== 'message') this.liteState = answer === undefined ? undefined : liteStateOf(answer);
+    if (answer !== undefined) {
+      if (isTerminal(task.status.state)) this.saveFiles(task);
+      message = answer;
+    } else if ((event.kind === 'status' || event.kind === 'task') && isTerminal(task.status.state)) {
       this.saveFiles(task);
       message = resultMessage(task.id, task.status, task.artifacts, this.files.map((f) => f.name));
     } else {
@@ -67,18 +75,23 @@ export class RemoteOutput {
   finish(task: Task | undefined): void {
     if (!this.json) return;
     this.context.stdout.write(
-      `${JSON.stringify({ outcome: task ? liteState(task.status.state) : 'message', task: task?.id ?? null, contextId: task?.contextId ?? null, peer: this.peer, files: this.files })}\n`,
+      `${JSON.stringify({ outcome: task ? liteState(this.stateOf(task)) : 'message', task: task?.id ?? null, contextId: task?.contextId ?? null, peer: this.peer, files: this.files })}\n`,
     );
   }
 
   /** The exit code for how the task was left, with a hint on stderr for the states that need one. */
   exitCode(task: Task | undefined): number {
     if (task === undefined) return 0;
-    const state = task.status.state;
+    const state = this.stateOf(task);
     if (!this.json && state === 'input-required') note(this.context, `the agent asks for input; answer with: a2a-lite send --reply TEXT --task ${task.id}`);
     if (!this.json && state === 'auth-required') note(this.context, `the agent needs credentials for task ${task.id}; see its instructions above`);
     if (!this.json && !isSettled(state)) note(this.context, `task ${task.id} is still ${state}; follow it with: a2a-lite tasks get ${task.id}`);
     return OUTCOME_EXIT[state];
+  }
+
+  /** Where the task stands: as its agent's lite header says, else as A2A says. */
+  stateOf(task: Task): TaskState {
+    return this.liteState ?? task.status.state;
   }
 
   private print(message: Message): void {

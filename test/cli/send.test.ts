@@ -124,6 +124,36 @@ describe('a2a-lite send', () => {
     expect(sent.contextId).toBe(record.history[0].params.context);
   });
 
+  it('reads the A2A-Lite header of an agent that ends every answer as completed: a question is exit 13, and the reply goes on in its context', async () => {
+    const home = tempHome();
+    const asked = await run(['send', lite.url, 'lite ask'], { home });
+    const id = taskIdIn(asked.stdout);
+    expect(asked.code, asked.stderr).toBe(13);
+    expect(asked.stdout.endsWith(`[A2A:status task=${id} state=input-required]\nWhich week, this one or the last?\n`)).toBe(true);
+    expect(asked.stdout).not.toContain('completed');
+    expect(JSON.parse((await run(['tasks', 'show', id, '--json'], { home })).stdout).state).toBe('input-required');
+    const json = await run(['send', lite.url, 'lite ask', '--json'], { home });
+    expect(JSON.parse(json.stdout.trim().split('\n').at(-1) as string).outcome).toBe('input-required');
+
+    const answered = await run(['send', '--reply', 'echo the last one', '--task', id], { home });
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(answered.stderr).toContain(`the agent ended task ${id} when it asked; sending the reply in its context instead`);
+    expect(answered.stdout).toContain('echo: the last one');
+    const reply = lite.received.at(-1) as { taskId?: string; contextId?: string; referenceTaskIds?: string[] };
+    expect(reply.referenceTaskIds).toEqual([id]);
+    expect(reply.contextId).toBe(JSON.parse((await run(['tasks', 'show', id, '--json'], { home })).stdout).history[0].params.context);
+  });
+
+  it('shows the progress and the result an A2A-Lite agent writes in its words, under the A2A task id', async () => {
+    const home = tempHome();
+    const done = await run(['send', lite.url, 'lite work'], { home });
+    const id = taskIdIn(done.stdout);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`[A2A:status task=${id} state=working progress=40%]\ncollecting sources`);
+    expect(done.stdout).toContain(`[A2A:result task=${id} state=completed]\nThe report is done.`);
+    expect(done.stdout).not.toContain('\\[A2A:');
+  });
+
   it('saves returned files under downloads/<task>/ and sends attached ones', async () => {
     const home = tempHome();
     const work = tempHome('work');

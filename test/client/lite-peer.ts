@@ -1,5 +1,6 @@
 // Our own server as a peer for the client tests, with the behaviours of the SDK peers
-// (test/interop/peers/sdk-peer.ts): echo, ask, slow, cut, file, files-in, fail, reject, auth.
+// (test/interop/peers/sdk-peer.ts): echo, ask, slow, cut, file, files-in, fail, reject, auth;
+// and lite, an agent whose answers carry A2A-Lite headers inside completed tasks.
 import type { ServerResponse } from 'node:http';
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
@@ -63,6 +64,12 @@ export async function startLitePeer(options: { token?: string } = {}): Promise<L
           const names = task.files.map((f) => (f.bytes !== undefined ? `${f.name} (${Buffer.from(f.bytes, 'base64').length} bytes)` : `${f.name} (url)`));
           return `received: ${names.length > 0 ? names.join(', ') : 'nothing'}`;
         }
+        case 'lite':
+          // An A2A-Lite agent behind a channel that ends every answer as a completed task
+          // (OpenClaw's a2a channel): where the task stands is in its words' header.
+          if (arg === 'ask') return '[A2A:status task=research-009 state=input-required]\nWhich week, this one or the last?';
+          await ctx.status('working', { message: '[A2A:status task=research-009 state=working progress=40%]\ncollecting sources' });
+          return '[A2A:result task=research-009 state=completed]\nThe report is done.';
         case 'fail':
           await ctx.fail(arg);
           return undefined;

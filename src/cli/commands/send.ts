@@ -6,7 +6,7 @@ import { basename, resolve } from 'node:path';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from '../../client/peer.js';
 import { sendAndFollow, type Outcome } from '../../client/remote-task.js';
 import { newMessageId } from '../../client/transport.js';
-import { LiteError, isLiteError } from '../../errors.js';
+import { ERROR_TABLE, LiteError, isLiteError } from '../../errors.js';
 import { mediaTypeOf } from '../../media-types.js';
 import type { Message } from '../../protocol/types.js';
 import { isTerminal } from '../../protocol/states.js';
@@ -129,8 +129,8 @@ async function run(args: string[], context: Context): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   let outcome: Outcome;
-  try {
-    outcome = await sendAndFollow(transport, message, {
+  const follow = (what: TaskMessage): Promise<Outcome> =>
+    sendAndFollow(transport, what, {
       stream,
       signal: interrupt.signal,
       deadline: Date.now() + waitSeconds * 1000,
@@ -146,6 +146,17 @@ async function run(args: string[], context: Context): Promise<number> {
         if (!json) note(context, `${how === 'poll' ? 'polling' : 'subscribing again'}: ${error instanceof Error ? error.message : String(error)}`);
       },
     });
+  try {
+    try {
+      outcome = await follow(message);
+    } catch (error) {
+      if (continued === undefined || message.taskId === undefined || interrupt.signal.aborted || !endedThere(error)) throw error;
+      // An agent that speaks A2A-Lite over plain A2A asked its question in a task it then ended
+      // (OpenClaw's channel ends every answer): the answer goes on in the same context.
+      if (!json) note(context, `the agent ended task ${message.taskId} when it asked; sending the reply in its context instead`);
+      const { taskId, ...rest } = message;
+      outcome = await follow({ ...rest, referenceTaskIds: [taskId] });
+    }
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
     return cancelled(context, transport, current, output, json);
@@ -186,6 +197,14 @@ function recordOutgoing(output: RemoteOutput, outgoing: Message, task: Task, isR
   outgoing.params = { id: task.id, ...outgoing.params };
   if (task.contextId && !isReply) outgoing.params.context = task.contextId;
   output.record(outgoing, 'out');
+}
+
+/** The agent's refusal of a message to a task that has ended there. */
+function endedThere(error: unknown): boolean {
+  if (isLiteError(error, 'TASK_TERMINAL', 'TASK_NOT_FOUND')) return true;
+  if (!isLiteError(error, 'PEER_ERROR')) return false;
+  const details = error.details as { code?: unknown; reason?: unknown } | undefined;
+  return details?.reason === ERROR_TABLE.UNSUPPORTED_OPERATION.reason || details?.code === ERROR_TABLE.UNSUPPORTED_OPERATION.rpc;
 }
 
 /** The newest task we sent that waits for input (or the one named). */
