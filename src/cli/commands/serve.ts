@@ -135,6 +135,8 @@ example:
       jsonrpc: `${baseUrl}${JSONRPC_PATH}`,
       rest: baseUrl,
       store: storeKind === 'sqlite' ? paths.database : 'memory',
+      // better-sqlite3, or node:sqlite where the addon was not built (npm install --ignore-scripts).
+      ...('driver' in store ? { sqlite: String(store.driver) } : {}),
       push: webhooks,
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
     };
@@ -145,7 +147,7 @@ example:
       printLine(context, `  agent card: ${where.card}`);
       printLine(context, `  JSON-RPC:   ${where.jsonrpc} (A2A 1.0 and 0.3)`);
       printLine(context, `  REST:       ${where.rest} (A2A 1.0 HTTP+JSON)`);
-      printLine(context, `  tasks:      ${where.store}`);
+      printLine(context, `  tasks:      ${where.store}${where.sqlite === undefined ? '' : ` (SQLite on ${where.sqlite})`}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
       if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);

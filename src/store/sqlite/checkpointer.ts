@@ -16,9 +16,16 @@ import { Worker } from 'node:worker_threads';
 const THREAD = `
 (async () => {
   const { parentPort, workerData } = await import('node:worker_threads');
-  const { createRequire } = await import('node:module');
-  const Driver = createRequire(workerData.driver)(workerData.driver);
-  const db = new Driver(workerData.path, { fileMustExist: true });
+  let db;
+  if (workerData.driver === 'node:sqlite') {
+    const { DatabaseSync } = await import('node:sqlite');
+    const connection = new DatabaseSync(workerData.path);
+    db = { pragma: (source) => connection.exec('PRAGMA ' + source), close: () => connection.close() };
+  } else {
+    const { createRequire } = await import('node:module');
+    const Driver = createRequire(workerData.driver)(workerData.driver);
+    db = new Driver(workerData.path, { fileMustExist: true });
+  }
   db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   db.pragma('synchronous = NORMAL');
   parentPort.on('message', (message) => {
@@ -39,6 +46,8 @@ const THREAD = `
 
 export interface CheckpointerOptions {
   path: string;
+  /** The driver the thread opens its connection with: a module path, or `node:sqlite` (default: better-sqlite3). */
+  driver?: string | undefined;
   busyTimeoutMs: number;
   /** Pages (estimated) written to the WAL between checkpoints. */
   afterPages: number;
@@ -72,6 +81,8 @@ export class Checkpointer {
   /** Lets a checkpoint in progress finish, then ends the thread. */
   async close(): Promise<void> {
     this.stopped = true;
+    // Held now: a program that awaits this close must not end before the thread has closed.
+    this.worker?.ref();
     this.worker?.postMessage('close');
     await this.exited;
   }
@@ -79,7 +90,7 @@ export class Checkpointer {
   private start(): Worker | undefined {
     let worker: Worker;
     try {
-      const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+      const driver = this.options.driver ?? createRequire(import.meta.url).resolve('better-sqlite3');
       worker = new Worker(THREAD, { eval: true, workerData: { path: this.options.path, driver, busyTimeoutMs: this.options.busyTimeoutMs } });
     } catch {
       this.fail();

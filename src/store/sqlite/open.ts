@@ -1,11 +1,11 @@
-// Opening the task store's SQLite file: loading better-sqlite3 (native, so loaded only here: a
-// CLI installed with --ignore-scripts parses and formats without it), an owner-only file in WAL
-// mode at the newest schema, and SQLite's failures as the LiteErrors a user can act on.
+// Opening the task store's SQLite file: the driver (loaded only here, so that a CLI without one
+// parses and formats all the same), an owner-only file in WAL mode at the newest schema, and
+// SQLite's failures as the LiteErrors a user can act on.
 
-import type BetterSqlite3 from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LiteError } from '../../errors.js';
+import { loadDriver, type Driver, type SqliteDatabase } from './driver.js';
 import { migrate } from './schema.js';
 
 /** How long a write waits for another process's write before giving up with LEDGER_BUSY. */
@@ -16,12 +16,12 @@ export const BUSY_TIMEOUT_MS = 5_000;
  * migrated. Throws IO_ERROR when better-sqlite3 cannot load or the file cannot be opened, and
  * LEDGER_CORRUPT when the file is not a task store this version can read.
  */
-export async function openDatabase(path: string): Promise<BetterSqlite3.Database> {
-  const Driver = await loadDriver();
+export async function openDatabase(path: string): Promise<{ db: SqliteDatabase; driver: Driver }> {
+  const driver = await loadDriver();
   prepareLocation(path);
-  let db: BetterSqlite3.Database;
+  let db: SqliteDatabase;
   try {
-    db = new Driver(path);
+    db = driver.open(path);
   } catch (err) {
     throw storeError(err, path, 'be opened');
   }
@@ -32,28 +32,10 @@ export async function openDatabase(path: string): Promise<BetterSqlite3.Database
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     migrate(db, path);
-    return db;
+    return { db, driver };
   } catch (err) {
     db.close();
     throw storeError(err, path, 'be opened');
-  }
-}
-
-async function loadDriver(): Promise<typeof BetterSqlite3> {
-  try {
-    const { default: Driver } = await import('better-sqlite3');
-    // The native addon loads on the first open; do it on a throwaway database, so that a
-    // missing addon is told apart from a file that cannot be opened.
-    new Driver(':memory:').close();
-    return Driver;
-  } catch (cause) {
-    throw new LiteError(
-      'IO_ERROR',
-      'the SQLite task store needs the native module better-sqlite3, which is missing or failed to load; ' +
-        'run with --store memory, or reinstall a2a-lite without --ignore-scripts',
-      { reason: cause instanceof Error ? cause.message : String(cause) },
-      { cause },
-    );
   }
 }
 
@@ -74,9 +56,13 @@ function prepareLocation(path: string): void {
   }
 }
 
+/** node:sqlite names a failure by SQLite's number; these are the ones told apart below. */
+const PRIMARY_CODES: Readonly<Record<number, string>> = { 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 11: 'SQLITE_CORRUPT', 26: 'SQLITE_NOTADB' };
+
 /** SQLite's failures as LiteErrors; anything else (a bug, a LiteError) passes through. */
 export function storeError(err: unknown, path: string, doing: string): unknown {
-  const code = (err as { code?: unknown } | null)?.code;
+  const failure = err as { code?: unknown; errcode?: unknown } | null;
+  const code = failure?.code === 'ERR_SQLITE_ERROR' && typeof failure.errcode === 'number' ? (PRIMARY_CODES[failure.errcode & 0xff] ?? 'SQLITE_ERROR') : failure?.code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
   const message = `the task store "${path}" could not ${doing}: ${(err as Error).message}`;
   const details = { path, sqlite: code };

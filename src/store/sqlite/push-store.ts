@@ -1,12 +1,12 @@
 // The push half of the SQLite store: webhook configs and the outbox of deliveries still to be
 // made, in the same file and on the same connection as the tasks (see task-store.ts).
 
-import type BetterSqlite3 from 'better-sqlite3';
 import type { PushConfig } from '../../model/push-config.js';
 import type { NewDelivery, PendingDelivery, PushStore } from '../push-store.js';
+import type { SqliteDatabase, SqliteStatement } from './driver.js';
 import { key, unkey } from './rows.js';
 
-type Statement = BetterSqlite3.Statement;
+type Statement = SqliteStatement;
 
 /** Runs `run`, reporting a failure as what the store could not do. */
 export type Guard = <T>(doing: string, run: () => T) => T;
@@ -18,7 +18,7 @@ export class SqlitePushStore implements PushStore {
   >;
 
   constructor(
-    private readonly db: BetterSqlite3.Database,
+    private readonly db: SqliteDatabase,
     private readonly guard: Guard,
   ) {
     this.statements = {

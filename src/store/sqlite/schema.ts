@@ -1,8 +1,8 @@
 // The task store's schema: its tables and indexes, built by numbered migrations that the file's
 // `user_version` counts, so that an older file is brought up to date when it is opened.
 
-import type BetterSqlite3 from 'better-sqlite3';
 import { LiteError } from '../../errors.js';
+import type { SqliteDatabase } from './driver.js';
 
 // Ids, context ids and timestamps are stored as UTF-16BE bytes (see `key`), not TEXT: SQLite
 // compares TEXT as UTF-8 bytes and turns lone surrogates into U+FFFD, while the memory store
@@ -52,7 +52,7 @@ export const MIGRATIONS: readonly string[] = [
 ];
 
 /** Brings the file up to the newest schema; refuses one made by a newer a2a-lite. */
-export function migrate(db: BetterSqlite3.Database, path: string): void {
+export function migrate(db: SqliteDatabase, path: string): void {
   // IMMEDIATE: two processes opening a new file at once must not both create the table.
   db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;

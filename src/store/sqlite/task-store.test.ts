@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,8 +7,12 @@ import { makeTask, taskStoreContract } from '../../../test/contracts/task-store.
 import { withStores } from '../../../test/contracts/with-stores.js';
 import { tempHome } from '../../../test/fixtures/home.js';
 import type { Task } from '../../model/task.js';
+import { loadDriver } from './driver.js';
 import { openSqliteTaskStore } from './task-store.js';
 import { MemoryTaskStore, type TaskQuery } from '../task-store.js';
+
+/** The file opened with the store's own driver, as a user would poke at it. */
+const openFile = async (path: string) => (await loadDriver()).open(path);
 
 taskStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
 pushStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
@@ -81,7 +84,7 @@ describe('SqliteTaskStore on disk', () => {
     await store.recoverInterrupted('restart');
     await stores.close(store);
 
-    const db = new Database(path, { readonly: true });
+    const db = await openFile(path);
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -189,7 +192,7 @@ describe('SqliteTaskStore on disk', () => {
 
   it('upgrades a version 1 file (tasks only) and keeps its tasks', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
-    const db = new Database(path);
+    const db = await openFile(path);
     db.exec(`CREATE TABLE tasks (id BLOB PRIMARY KEY, context_id BLOB NOT NULL, state TEXT NOT NULL,
       status_timestamp BLOB NOT NULL, created_at TEXT NOT NULL, json TEXT NOT NULL)`);
     const key = (text: string) => Buffer.from(text, 'utf16le').swap16();
@@ -219,7 +222,7 @@ describe('SqliteTaskStore owners', () => {
     expect((await reopened.list({ owner: 'BOB_TOKEN' })).tasks.map((t) => t.id)).toEqual(['b']);
     await stores.close(reopened);
 
-    const db = new Database(path, { readonly: true });
+    const db = await openFile(path);
     try {
       const json = db.prepare('SELECT json FROM tasks').pluck().all() as string[];
       for (const text of json) expect(text).not.toContain('_TOKEN');
@@ -231,7 +234,7 @@ describe('SqliteTaskStore owners', () => {
   it('lists by owner with the owner index', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
     await stores.close(await stores.open(path));
-    const db = new Database(path, { readonly: true });
+    const db = await openFile(path);
     try {
       const plan = db
         .prepare('EXPLAIN QUERY PLAN SELECT json FROM tasks WHERE owner = ? ORDER BY status_timestamp DESC, id ASC LIMIT 10')
@@ -248,7 +251,7 @@ describe('SqliteTaskStore owners', () => {
     for (let i = 0; i < 5; i += 1) await store.save(makeTask({ id: `anon-${i}` }));
     await store.save(makeTask({ id: 'mine' }), 'ALICE_TOKEN');
     await stores.close(store);
-    const db = new Database(path, { readonly: true });
+    const db = await openFile(path);
     try {
       expect(db.prepare("SELECT count(*) FROM tasks INDEXED BY tasks_by_owner WHERE owner IS NOT NULL").pluck().get()).toBe(1);
       const stat = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'tasks_by_owner'").pluck().get() as string;
@@ -260,7 +263,7 @@ describe('SqliteTaskStore owners', () => {
 
   it('upgrades a version 2 file: its tasks have no owner, so only reads that name none see them', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
-    const db = new Database(path);
+    const db = await openFile(path);
     db.exec(`CREATE TABLE tasks (id BLOB PRIMARY KEY, context_id BLOB NOT NULL, state TEXT NOT NULL,
       status_timestamp BLOB NOT NULL, created_at TEXT NOT NULL, json TEXT NOT NULL);
       CREATE TABLE push_configs (task_id BLOB NOT NULL, id BLOB NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, id));
@@ -302,7 +305,7 @@ describe('openSqliteTaskStore refuses', () => {
 
   it('a store written by a newer schema', async () => {
     const path = join(tempHome('sqlite'), 'tasks.db');
-    const db = new Database(path);
+    const db = await openFile(path);
     db.pragma('user_version = 99');
     db.close();
     await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
@@ -311,22 +314,40 @@ describe('openSqliteTaskStore refuses', () => {
     });
   });
 
-  it('to start without the native module, and says what to do instead', async () => {
+  it('to start without the native module: on node:sqlite where Node has it, else saying what to do instead', async () => {
     // What an install with --ignore-scripts leaves: the JavaScript is there, the addon is not.
     vi.doMock('better-sqlite3', () => ({
       default: function Database() {
         throw new Error('Could not locate the bindings file.');
       },
     }));
+    const builtIn = 'node:sqlite';
+    const hasNodeSqlite = await import(builtIn).then(
+      () => true,
+      () => false,
+    );
     try {
-      await expect(openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db'))).rejects.toMatchObject({
-        code: 'IO_ERROR',
-        message: expect.stringMatching(/better-sqlite3.*--store memory.*without --ignore-scripts/),
-        details: { reason: 'Could not locate the bindings file.' },
-      });
+      const opening = openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db'));
+      if (hasNodeSqlite) {
+        const store = await opening;
+        expect(store.driver).toBe('node:sqlite');
+        await store.save(makeTask({ id: 'kept' }));
+        expect((await store.get('kept'))?.id).toBe('kept');
+        await store.close();
+      } else {
+        await expect(opening).rejects.toMatchObject({
+          code: 'IO_ERROR',
+          message: expect.stringMatching(/node:sqlite.*better-sqlite3.*without --ignore-scripts.*--store memory/),
+          details: { reasons: [expect.stringContaining('Could not locate the bindings file.'), expect.stringContaining('node:sqlite')] },
+        });
+      }
     } finally {
       vi.doUnmock('better-sqlite3');
     }
+  });
+
+  it('to use a driver A2A_LITE_SQLITE does not name', async () => {
+    await expect(loadDriver({ A2A_LITE_SQLITE: 'sqlite4' })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining('better-sqlite3 or node:sqlite') });
   });
 });
 

@@ -2,12 +2,12 @@
 // and the push outbox in one file in WAL mode (open.ts opens it, schema.ts shapes it). Saves made
 // in one turn of the event loop share one commit; the WAL is checkpointed on a thread of its own.
 
-import type BetterSqlite3 from 'better-sqlite3';
 import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../../protocol/states.js';
 import type { PushConfig } from '../../model/push-config.js';
 import type { Task } from '../../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from '../push-store.js';
 import { Checkpointer } from './checkpointer.js';
+import type { Driver, DriverName, SqliteDatabase, SqliteStatement } from './driver.js';
 import { BUSY_TIMEOUT_MS, openDatabase, storeError } from './open.js';
 import { SqlitePushStore } from './push-store.js';
 import { key, ownerKey, rowOf, walPagesOf, type Row } from './rows.js';
@@ -22,8 +22,8 @@ import {
   type TaskStoreOptions,
 } from '../task-store.js';
 
-type Database = BetterSqlite3.Database;
-type Statement = BetterSqlite3.Statement;
+type Database = SqliteDatabase;
+type Statement = SqliteStatement;
 
 /** WAL pages (estimated) written between checkpoints made by the checkpointer thread. */
 const CHECKPOINT_AFTER_PAGES = 4_500;
@@ -47,7 +47,7 @@ const NEWEST_FIRST = 'ORDER BY status_timestamp DESC, id ASC';
 
 /**
  * Opens (creating if needed) the SQLite task store at `path`, with its parent folders.
- * Throws IO_ERROR when better-sqlite3 cannot load or the file cannot be opened, and
+ * Throws IO_ERROR when no SQLite driver loads (see driver.ts) or the file cannot be opened, and
  * LEDGER_CORRUPT when the file is not a task store this version can read.
  *
  * @example
@@ -55,9 +55,9 @@ const NEWEST_FIRST = 'ORDER BY status_timestamp DESC, id ASC';
  * await store.recoverInterrupted('the agent restarted while this task was running');
  */
 export async function openSqliteTaskStore(path: string, options: SqliteTaskStoreOptions = {}): Promise<SqliteTaskStore> {
-  const db = await openDatabase(path);
+  const { db, driver } = await openDatabase(path);
   try {
-    return new SqliteTaskStore(db, path, options.now ?? (() => new Date()), options.checkpointAfterPages ?? CHECKPOINT_AFTER_PAGES);
+    return new SqliteTaskStore(db, path, options.now ?? (() => new Date()), options.checkpointAfterPages ?? CHECKPOINT_AFTER_PAGES, driver);
   } catch (err) {
     db.close();
     throw storeError(err, path, 'be opened');
@@ -77,6 +77,8 @@ export class SqliteTaskStore implements TaskStore, PushStore {
 
   /** Checkpoints the WAL off the event loop once writes pile up; none for a file in memory. */
   private readonly checkpointer: Checkpointer | undefined;
+  /** Which SQLite driver the store runs on. */
+  readonly driver: DriverName;
 
   /** @internal Use `openSqliteTaskStore`, which configures and migrates `db` first. */
   constructor(
@@ -84,7 +86,9 @@ export class SqliteTaskStore implements TaskStore, PushStore {
     private readonly path: string,
     private readonly now: () => Date,
     checkpointAfterPages = CHECKPOINT_AFTER_PAGES,
+    driver?: Driver,
   ) {
+    this.driver = driver?.name ?? 'better-sqlite3';
     this.upsert = db.prepare(
       // Positional parameters (see `Row`): binding them is cheaper than binding by name.
       `INSERT INTO tasks (id, context_id, state, status_timestamp, json, owner, created_at)
@@ -103,6 +107,7 @@ export class SqliteTaskStore implements TaskStore, PushStore {
     let raised = false;
     this.checkpointer = new Checkpointer({
       path,
+      driver: driver?.module,
       busyTimeoutMs: BUSY_TIMEOUT_MS,
       afterPages: checkpointAfterPages,
       onCheckpoint: () => {
