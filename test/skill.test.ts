@@ -27,7 +27,10 @@ function frontMatter(text: string): Record<string, string> {
   for (const line of lines.slice(1, end)) {
     const match = /^([a-z][a-z0-9-]*): (.+)$/.exec(line);
     expect(match, `front matter line ${JSON.stringify(line)} is not a single-line key: value`).not.toBeNull();
-    fields[match![1]!] = match![2]!;
+    // A double-quoted YAML scalar without escapes reads as JSON does (the description must be
+    // quoted: a plain scalar cannot start with "[").
+    const value = match![2]!;
+    fields[match![1]!] = value.startsWith('"') ? (JSON.parse(value) as string) : value;
   }
   return fields;
 }
@@ -55,9 +58,12 @@ const ticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map(
 describe('SKILL.md front matter', () => {
   const fields = frontMatter(skillMd);
 
-  it('names the skill and says when to use it', () => {
+  it('names the skill and says when to use it, in what a compact catalog keeps', () => {
     expect(fields.name).toBe('a2a-lite');
-    for (const trigger of ['a2a', 'agent protocol', 'agent card', 'discover', 'delegate a task to another agent']) {
+    // OpenClaw cuts descriptions to 64-220 characters in compact mode: the trigger comes first.
+    expect((fields.description as string).length).toBeLessThanOrEqual(200);
+    expect(fields.description).toMatch(/^\[A2A/);
+    for (const trigger of ['a2a', 'agent protocol', 'agent card', 'discover', 'delegate a task to another agent', 'A2A-Lite']) {
       expect(fields.description).toContain(trigger);
     }
   });
