@@ -145,6 +145,25 @@ describe('toLiteCard', () => {
     expect(lite.skills[0]).toMatchObject({ id: 'calendar', tags: ['calendar'], inputModes: ['text', 'image'], outputModes: ['text'] });
   });
 
+  it("recognises the card of OpenClaw's a2a channel as an openclaw agent", () => {
+    // The shape OpenClaw 2026.9.6's channel serves: its own description, one skill per agent tagged openclaw.
+    const openclaw = {
+      name: 'Main',
+      description: 'OpenClaw agent gateway using the Agent2Agent protocol.',
+      supportedInterfaces: [{ url: 'http://127.0.0.1:18789/a2a/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      version: '2026.9.6',
+      capabilities: { streaming: false, pushNotifications: false },
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [{ id: 'main', name: 'main', description: 'OpenClaw agent main.', tags: ['openclaw'] }],
+    };
+    expect(toLiteCard(readRemoteCard(openclaw, 'http://127.0.0.1:18789/.well-known/agent-card.json'), { id: 'main', baseUrl: 'http://127.0.0.1:18789' }).agent.framework).toBe('openclaw');
+    const { description: _d, ...undescribed } = openclaw;
+    expect(toLiteCard(readRemoteCard(undescribed, CARD_URL), { id: 'main', baseUrl: 'http://127.0.0.1:18789' }).agent.framework).toBe('openclaw');
+    const other = { ...undescribed, skills: [{ id: 'x', name: 'x', description: 'x', tags: ['research'] }] };
+    expect(toLiteCard(readRemoteCard(other, CARD_URL), { id: 'x', baseUrl: 'http://127.0.0.1:1' }).agent.framework).toBe('other');
+  });
+
   it('makes ids from names', () => {
     expect(idFromName('SDK Peer')).toBe('sdk-peer');
     expect(idFromName('  佳佳 (Research) ')).toBe('佳佳-research');

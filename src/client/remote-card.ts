@@ -122,7 +122,7 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
 
 /** The card as A2A-Lite would have it, for `known-agents/`; its channel is `a2a:<baseUrl>`. */
 export function toLiteCard(remote: RemoteCard, options: { id: string; baseUrl: string }): LiteCard {
-  const framework = FRAMEWORKS.includes(remote.lite?.framework as Framework) ? (remote.lite?.framework as Framework) : 'other';
+  const framework = FRAMEWORKS.includes(remote.lite?.framework as Framework) ? (remote.lite?.framework as Framework) : frameworkOf(remote);
   const modesOf = (types: readonly string[] | undefined): Mode[] | undefined => {
     if (types === undefined || types.length === 0) return undefined;
     return [...new Set(types.map(modeOf))];
@@ -147,6 +147,15 @@ export function toLiteCard(remote: RemoteCard, options: { id: string; baseUrl: s
   if (remote.version !== undefined) card.agent.version = remote.version;
   if (remote.description !== '') card.description = remote.description;
   return assertCard(card, 'card');
+}
+
+/**
+ * The framework of an agent whose card has no lite facts. OpenClaw's `a2a` channel describes its
+ * gateway in its own words and tags every agent it exposes `openclaw`.
+ */
+function frameworkOf(remote: RemoteCard): Framework {
+  const tagged = remote.skills.length > 0 && remote.skills.every((s) => s.tags.some((t) => t.toLowerCase() === 'openclaw'));
+  return tagged || /^OpenClaw agent gateway\b/.test(remote.description) ? 'openclaw' : 'other';
 }
 
 /** A lower-case id made of the name's letters and digits: "SDK Peer" → "sdk-peer". */
