@@ -13,9 +13,7 @@ import type { LiteCard } from '../../card/types.js';
 import { assertCard } from '../../card/validate.js';
 import { render } from '../../card/render.js';
 import { cacheDiscovered, fetchAgentCard } from '../../client/discover.js';
-import { peerOf, transportFor } from '../../client/peer.js';
-import { sendAndFollow } from '../../client/remote-task.js';
-import { newMessageId } from '../../client/transport.js';
+import { sendTask } from '../../client/send-task.js';
 import { LiteError } from '../../errors.js';
 import { format } from '../../protocol/format.js';
 import { writeFileAtomic } from '../../home/atomic-file.js';
@@ -80,24 +78,16 @@ export async function playOverHttp(root: string, context: Context, json: boolean
     say(format({ type: 'task', params: { id: '…', skill: 'research' }, body: text, attachments: [] }));
     say();
     heading('佳佳 → you: every event of the task, as A2A-Lite');
-    const peer = peerOf(agent);
-    const output = new RemoteOutput(quietNotes(context, json), stores, peer.id, json);
-    let recorded = false;
-    const outcome = await sendAndFollow(transportFor(peer, undefined), { messageId: newMessageId(), role: 'user', parts: [{ kind: 'text', text }], metadata: { skill: 'research' } }, {
-      stream: true,
-      deadline: Date.now() + 60_000,
-      onEvent: (event, task) => {
-        if (!recorded && task !== undefined) {
-          recorded = true;
-          output.record({ type: 'task', params: { id: task.id, skill: 'research', context: task.contextId }, body: text, attachments: [] }, 'out');
-        }
-        output.show(event, task);
-      },
-    });
-    if (outcome.kind !== 'task' || outcome.task.status.state !== 'completed') {
-      throw new LiteError('INTERNAL', `the research task did not complete: ${outcome.kind === 'task' ? outcome.task.status.state : 'a message came back'}`);
+    const output = new RemoteOutput(quietNotes(context, json), json);
+    const result = await sendTask(
+      stores,
+      { target: agent.card.agent.id, skill: 'research', text, waitMs: 60_000, cwd: root, env: context.env },
+      { onEvent: (event, _task, taken) => output.show(event, taken) },
+    );
+    if (result.task === undefined || result.state !== 'completed') {
+      throw new LiteError('INTERNAL', `the research task did not complete: ${result.state ?? 'a message came back'}`);
     }
-    const files = output.files.flatMap((f) => (f.path === undefined ? [] : [f.path]));
+    const files = result.files.flatMap((f) => (f.path === undefined ? [] : [f.path]));
     say();
 
     // What 佳佳 did on its side: its own ledger holds the task it gave Mexico.
@@ -114,7 +104,7 @@ export async function playOverHttp(root: string, context: Context, json: boolean
     }
     if (emailRecord.state !== 'completed') throw new LiteError('INTERNAL', `Mexico's task ended ${emailRecord.state}`);
 
-    const research = stores.tasks.get(outcome.task.id, peer.id);
+    const research = stores.tasks.get(result.task.id, result.peer.id);
     heading('at the end');
     say(`  your ledger:  ${research.id}  asked ${research.peer}  ${research.state}  (${research.history.length} messages)`);
     say(`  佳佳's ledger: ${emailRecord.id}  asked ${emailRecord.peer}  ${emailRecord.state}  (${emailRecord.history.length} messages)`);

@@ -5,6 +5,8 @@ import { LiteError } from '../../errors.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Context } from '../context.js';
 import { RemoteOutput } from '../remote-output.js';
+import { RemoteRecord } from '../../client/remote-record.js';
+import { note } from '../output.js';
 import { openStores } from '../stores.js';
 
 export async function remote(action: 'get' | 'cancel', args: string[], context: Context): Promise<number> {
@@ -20,8 +22,9 @@ export async function remote(action: 'get' | 'cancel', args: string[], context: 
   const peer = peerOf(stores.agents.get(record.peer));
   const transport = transportFor(peer, credentialFor(peer, context.env, values['token-env']));
   const task = action === 'get' ? await transport.getTask(id) : await transport.cancelTask(id);
-  const output = new RemoteOutput(context, stores, peer.id, values.json === true);
-  output.show({ kind: 'task', task }, task);
-  output.finish(task);
-  return output.exitCode(task);
+  const remote = new RemoteRecord(stores, peer.id, (text) => note(context, text));
+  const output = new RemoteOutput(context, values.json === true);
+  output.show({ kind: 'task', task }, remote.take({ kind: 'task', task }, task));
+  output.finish(peer.id, task, remote.stateOf(task), remote.files);
+  return output.exitCode(task, remote.stateOf(task));
 }

@@ -1,0 +1,231 @@
+// Giving a task to an A2A agent and following it to its end, as `a2a-lite send` and the OpenClaw
+// plugin's `a2a_lite_send` tool both do: pick the agent (a URL, a known id, or a skill), build the
+// message (text and attached files), follow the task, record every event in the ledger as
+// A2A-Lite, save the files it returns, and cancel it at the agent when the caller aborts.
+
+import { readFileSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { ERROR_TABLE, LiteError, isLiteError } from '../errors.js';
+import type { Stores } from '../home/stores.js';
+import type { TaskRecord } from '../home/task-record.js';
+import { mediaTypeOf } from '../media-types.js';
+import type { Part, Task, TaskEvent, TaskMessage } from '../model/task.js';
+import { isTerminal, type TaskState } from '../protocol/states.js';
+import type { Message } from '../protocol/types.js';
+import { TASK_ID } from '../protocol/validate.js';
+import type { SavedFile } from './downloads.js';
+import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from './peer.js';
+import { RemoteRecord, type Taken } from './remote-record.js';
+import { sendAndFollow, type Outcome } from './remote-task.js';
+import { newMessageId } from './transport.js';
+
+/** The most one attached file may hold. */
+export const MAX_ATTACHMENT = 32 * 1024 * 1024;
+
+export interface SendRequest {
+  /** A URL or a known agent's id; left out, the agent is chosen by `skill`. */
+  target?: string;
+  skill?: string;
+  text?: string;
+  /** Files to send, relative to `cwd`. */
+  attach?: readonly string[];
+  /** The text answers a task that asked for input: `task`, else the newest such task. */
+  reply?: boolean;
+  task?: string;
+  context?: string;
+  /** Stream when the agent can (default true). */
+  stream?: boolean;
+  /** The environment variable holding the agent's token (never the token). */
+  tokenEnv?: string;
+  /** How long to follow the task. */
+  waitMs: number;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Aborting stops following and cancels the task at the agent. */
+  signal?: AbortSignal;
+}
+
+export interface SendListener {
+  /** Why an agent was chosen by skill. */
+  onChoice?(why: string): void;
+  /** Each event, with the task so far and what it amounts to in A2A-Lite. */
+  onEvent?(event: TaskEvent, task: Task | undefined, taken: Taken): void;
+  /** A stream broke and is being resumed, or the reply went on in the task's context. */
+  onNote?(text: string): void;
+}
+
+export interface SendResult {
+  peer: Peer;
+  /** The task as last seen; undefined when the agent answered with a message or none was named. */
+  task: Task | undefined;
+  /** Where it stands, as the agent's lite header says, else as A2A says; undefined for a message. */
+  state: TaskState | undefined;
+  record: RemoteRecord;
+  files: SavedFile[];
+  /** Set when the caller aborted: whether the agent cancelled the task, and why not. */
+  interrupted?: { cancelled: boolean; error?: string };
+}
+
+/**
+ * Sends `request` and follows the task until it ends, asks for input, or `waitMs` passes.
+ *
+ * @example
+ * const result = await sendTask(stores, { target: 'http://127.0.0.1:7331', text: 'Research A2A', waitMs: 600_000, cwd, env });
+ * result.state; // 'completed'
+ */
+export async function sendTask(stores: Stores, request: SendRequest, listener: SendListener = {}): Promise<SendResult> {
+  const note = listener.onNote ?? (() => {});
+  let peer: Peer;
+  let continued: TaskRecord | undefined;
+  if (request.reply === true) {
+    continued = waitingTask(stores, request.task);
+    peer = peerOf(stores.agents.get(continued.peer));
+  } else if (request.target !== undefined) {
+    if (!isUrl(request.target) && stores.agents.find(request.target) === undefined) {
+      throw new LiteError('AGENT_NOT_FOUND', `send: "${request.target}" is neither a URL nor a known agent; give a URL, an id from a2a-lite agents list, or a skill`, { agent: request.target });
+    }
+    peer = await resolvePeer(request.target, stores.agents, request.tokenEnv === undefined ? {} : { tokenEnv: request.tokenEnv });
+  } else if (request.skill !== undefined) {
+    const choice = chooseBySkill(stores.agents, request.skill);
+    peer = choice.peer;
+    listener.onChoice?.(choice.why);
+  } else {
+    throw new LiteError('USAGE', 'send: name the agent (a URL or a known id) or a skill');
+  }
+  const text = request.text ?? '';
+  const attach = request.attach ?? [];
+  if (text === '' && attach.length === 0) throw new LiteError('USAGE', 'send: give the task text, or attach a file');
+
+  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv));
+  const message = buildMessage(text, attach, request.cwd, request.skill);
+  const taskId = continued?.id ?? request.task;
+  if (taskId !== undefined) message.taskId = taskId;
+  const contextId = request.context ?? (continued ? contextOf(continued) : undefined);
+  if (contextId !== undefined) message.contextId = contextId;
+
+  const record = new RemoteRecord(stores, peer.id, note);
+  const outgoing: Message = { type: 'task', params: {}, body: text, attachments: attach.map((f) => basename(f)) };
+  if (request.skill) outgoing.params.skill = request.skill;
+  let recorded = false;
+  let current: Task | undefined;
+  const signal = request.signal ?? new AbortController().signal;
+  const follow = (what: TaskMessage): Promise<Outcome> =>
+    sendAndFollow(transport, what, {
+      stream: request.stream !== false && peer.access.streaming,
+      signal,
+      deadline: Date.now() + request.waitMs,
+      onEvent: (event, task) => {
+        current = task;
+        if (!recorded && task !== undefined) {
+          recorded = true;
+          recordOutgoing(record, outgoing, task, continued !== undefined);
+        }
+        const taken = record.take(event, task);
+        listener.onEvent?.(event, task, taken);
+      },
+      onResume: (how, error) => note(`${how === 'poll' ? 'polling' : 'subscribing again'}: ${error instanceof Error ? error.message : String(error)}`),
+    });
+
+  let outcome: Outcome;
+  try {
+    try {
+      outcome = await follow(message);
+    } catch (error) {
+      if (continued === undefined || message.taskId === undefined || signal.aborted || !endedThere(error)) throw error;
+      // An agent that speaks A2A-Lite over plain A2A asked its question in a task it then ended
+      // (OpenClaw's channel ends every answer): the answer goes on in the same context.
+      note(`the agent ended task ${message.taskId} when it asked; sending the reply in its context instead`);
+      const { taskId: ended, ...rest } = message;
+      outcome = await follow({ ...rest, referenceTaskIds: [ended] });
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    return cancelAfterAbort(transport, current, record, peer, listener);
+  }
+  try {
+    markAnswered(stores.agents, peer);
+  } catch {
+    // Routing works without it.
+  }
+  const task = outcome.kind === 'task' ? outcome.task : undefined;
+  return { peer, task, state: task === undefined ? undefined : record.stateOf(task), record, files: record.files };
+}
+
+/** After an abort: cancel the task at the agent and record where it stands. */
+async function cancelAfterAbort(transport: ReturnType<typeof transportFor>, task: Task | undefined, record: RemoteRecord, peer: Peer, listener: SendListener): Promise<SendResult> {
+  const result = (seen: Task | undefined, interrupted: SendResult['interrupted']): SendResult => ({
+    peer,
+    task: seen,
+    state: seen === undefined ? undefined : record.stateOf(seen),
+    record,
+    files: record.files,
+    ...(interrupted ? { interrupted } : {}),
+  });
+  if (task === undefined) return result(undefined, { cancelled: false, error: 'interrupted before the agent named a task; nothing to cancel' });
+  listener.onNote?.(`interrupted: cancelling task ${task.id} at the agent`);
+  try {
+    const ended = await transport.cancelTask(task.id);
+    const taken = record.take({ kind: 'task', task: ended }, ended);
+    listener.onEvent?.({ kind: 'task', task: ended }, ended, taken);
+    // The agent may still be winding the task down.
+    return result(ended, { cancelled: isTerminal(ended.status.state) });
+  } catch (error) {
+    return result(task, { cancelled: false, error: `the agent did not cancel task ${task.id}: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
+/**
+ * Records the task message once the agent has named the task; a reply goes on the record of the
+ * task it answers, as a task message on the same id.
+ */
+function recordOutgoing(record: RemoteRecord, outgoing: Message, task: Task, isReply: boolean): void {
+  if (!TASK_ID.test(task.id)) return;
+  outgoing.params = { id: task.id, ...outgoing.params };
+  if (task.contextId && !isReply) outgoing.params.context = task.contextId;
+  record.record(outgoing, 'out');
+}
+
+/** The agent's refusal of a message to a task that has ended there. */
+function endedThere(error: unknown): boolean {
+  if (isLiteError(error, 'TASK_TERMINAL', 'TASK_NOT_FOUND')) return true;
+  if (!isLiteError(error, 'PEER_ERROR')) return false;
+  const details = error.details as { code?: unknown; reason?: unknown } | undefined;
+  return details?.reason === ERROR_TABLE.UNSUPPORTED_OPERATION.reason || details?.code === ERROR_TABLE.UNSUPPORTED_OPERATION.rpc;
+}
+
+/** The newest task we sent that waits for input (or the one named). */
+function waitingTask(stores: Stores, id: string | undefined): TaskRecord {
+  if (id !== undefined) return stores.tasks.get(id);
+  const waiting = stores.tasks.list().filter((t) => t.role === 'requester' && (t.state === 'input-required' || t.state === 'auth-required'));
+  const newest = waiting.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0];
+  if (newest === undefined) throw new LiteError('TASK_NOT_FOUND', 'send: no task sent from here is waiting for input to reply to; name one by its task id');
+  return stores.tasks.get(newest.id, newest.peer);
+}
+
+/** The context id recorded with the task message. */
+function contextOf(record: TaskRecord): string | undefined {
+  return record.history.find((h) => h.type === 'task')?.params.context;
+}
+
+function buildMessage(text: string, attachments: readonly string[], cwd: string, skill: string | undefined): TaskMessage {
+  const parts: Part[] = [];
+  if (text !== '') parts.push({ kind: 'text', text });
+  for (const file of attachments) parts.push(filePart(resolve(cwd, file), file));
+  const message: TaskMessage = { messageId: newMessageId(), role: 'user', parts };
+  if (skill !== undefined) message.metadata = { skill };
+  return message;
+}
+
+function filePart(path: string, given: string): Part {
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new LiteError('FILE_NOT_FOUND', `send: the attachment ${given} is not a regular file`);
+    size = stat.size;
+  } catch (error) {
+    if (isLiteError(error)) throw error;
+    throw new LiteError('FILE_NOT_FOUND', `send: no file ${given} to attach`, { file: given });
+  }
+  if (size > MAX_ATTACHMENT) throw new LiteError('INPUT_TOO_LARGE', `send: the attachment ${given} is over ${MAX_ATTACHMENT} bytes`);
+  return { kind: 'file', name: basename(path), mediaType: mediaTypeOf(path), bytes: readFileSync(path).toString('base64') };
+}
