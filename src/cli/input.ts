@@ -1,6 +1,7 @@
 // Reading input: standard input (with a size limit) and files named on the command line.
 
 import { fstatSync, readFileSync } from 'node:fs';
+export { parseJson } from '../json-text.js';
 import { LiteError } from '../errors.js';
 import type { Context } from './context.js';
 
@@ -48,24 +49,6 @@ export async function readInput(context: Context, path: string, what: string): P
     if (code === 'ENOENT') throw new LiteError('FILE_NOT_FOUND', `${what}: no file ${path}`);
     throw new LiteError('IO_ERROR', `${what}: could not read ${path} (${code ?? 'unknown'})`);
   }
-}
-
-/** Parses JSON text, naming the source and the position of a syntax error. */
-export function parseJson(text: string, source: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    // Name the place, never the text: the input may hold a secret.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    const where = position === undefined ? '' : ` (${lineAndColumn(text, Number(position))})`;
-    throw new LiteError('INVALID_JSON', `${source} is not valid JSON${where}`);
-  }
-}
-
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
 function dropFinalNewline(text: string): string {

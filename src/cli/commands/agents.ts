@@ -1,11 +1,10 @@
 // `a2a-lite agents`: the known-agents cache (known-agents/<id>.json): add, list, show, remove.
 
-import { parseCardReply } from '../../card/parse-reply.js';
-import { LiteError } from '../../errors.js';
+import { addAgent } from '../../home/ledger-actions.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { commandGroup, type Subcommand } from '../group.js';
-import { parseJson, readInput } from '../input.js';
+import { readInput } from '../input.js';
 import { note, printJson, printLine, table } from '../output.js';
 import { openStores } from '../stores.js';
 
@@ -45,34 +44,13 @@ async function add(args: string[], context: Context): Promise<number> {
   atMost('agents add', positionals, 1);
   const source = required('agents add', positionals[0], 'FILE (or - for stdin)');
   const text = await readInput(context, source, 'agents add');
-  let card: Record<string, unknown>;
-  let origin: string;
-  if (text.trimStart().startsWith('{')) {
-    const parsed = parseJson(text, source === '-' ? 'stdin' : source);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new LiteError('INVALID_CARD', 'a card is a JSON object');
-    card = { ...(parsed as Record<string, unknown>) };
-    origin = 'file';
-  } else {
-    const reply = parseCardReply(text);
-    if (reply.type !== 'card' && reply.type !== 'plain') {
-      throw new LiteError('CARD_REPLY_INCOMPLETE', `this is an [A2A:${reply.type}] message, not a card: give an [A2A:card] reply or a JSON card`);
-    }
-    if (values.id) reply.card.agent.id = values.id;
-    const missing = reply.missing.filter((field) => !(field === 'agent.id' && values.id));
-    if (missing.length > 0) {
-      const hint = missing.includes('agent.id') && !missing.includes('agent.name') ? '; pass --id' : '';
-      throw new LiteError('CARD_REPLY_INCOMPLETE', `the reply does not say ${missing.join(' or ')}${hint}`, { found: reply.found });
-    }
-    card = reply.card;
-    origin = 'chat';
-    if (!values.json) note(context, `read from the reply: ${reply.found.join(', ')}`);
-  }
-  if (values.channel) {
-    const channels = Array.isArray(card.channels) ? (card.channels as unknown[]) : [];
-    card.channels = [...new Set([...channels, ...values.channel])];
-  }
-  const { agents } = openStores(values, context);
-  const { agent, replaced } = agents.add(card, origin);
+  const { agent, replaced, found } = addAgent(openStores(values, context), text, {
+    id: values.id,
+    channels: values.channel,
+    source: source === '-' ? 'stdin' : source,
+    idHint: '; pass --id',
+  });
+  if (found !== undefined && !values.json) note(context, `read from the reply: ${found.join(', ')}`);
   if (values.json) printJson(context, { ...agent, replaced });
   else {
     const skills = agent.card.skills.map((s) => s.id).join(', ') || 'no skills';

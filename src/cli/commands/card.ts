@@ -2,10 +2,10 @@
 
 import { existsSync } from 'node:fs';
 import { render, type Lang } from '../../card/render.js';
-import { FRAMEWORKS, PROTOCOL_VERSION, type Framework, type LiteCard, type Skill } from '../../card/types.js';
-import { assertCard, checkCard } from '../../card/validate.js';
+import type { LiteCard, Skill } from '../../card/types.js';
+import { checkCard } from '../../card/validate.js';
 import { ERROR_TABLE, LiteError } from '../../errors.js';
-import { createFileAtomic, readJsonFile, writeFileAtomic } from '../../home/atomic-file.js';
+import { newCard, readOwnCard, writeOwnCard } from '../../home/own-card.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { commandGroup, type Subcommand } from '../group.js';
@@ -79,46 +79,25 @@ function init(args: string[], context: Context): number {
     force: { type: 'boolean' },
   });
   atMost('card init', positionals, 0);
-  const framework = values.framework ?? 'openclaw';
-  if (!(FRAMEWORKS as readonly string[]).includes(framework)) {
-    throw new LiteError('USAGE', `card init: --framework is one of ${FRAMEWORKS.join(', ')}`);
-  }
-  const card: LiteCard = {
-    protocol: PROTOCOL_VERSION,
-    agent: { id: required('card init', values.id, '--id'), name: required('card init', values.name, '--name'), framework: framework as Framework },
-    skills: (values.skill ?? []).map(skillFrom),
-    capabilities: {
-      streaming: values.streaming ?? false,
-      fileTransfer: values['file-transfer'] ?? false,
-      asyncTasks: values['async-tasks'] ?? false,
-      pushNotifications: values['push-notifications'] ?? false,
-    },
-    channels: values.channel ?? [],
-  };
-  if (values['agent-version']) card.agent.version = values['agent-version'];
-  if (values.description) card.description = values.description;
   const max = values['max-concurrent-tasks'];
-  if (values['max-file-size'] || max) {
-    card.limits = {};
-    if (values['max-file-size']) card.limits.maxFileSize = values['max-file-size'];
-    if (max) {
-      if (!/^\d+$/.test(max)) throw new LiteError('USAGE', 'card init: --max-concurrent-tasks is a whole number');
-      card.limits.maxConcurrentTasks = Number(max);
-    }
-  }
-  if (values.contact || values.timezone) {
-    card.contact = {};
-    if (values.contact) card.contact.human = values.contact;
-    if (values.timezone) card.contact.timezone = values.timezone;
-  }
-  const { paths } = openStores(values, context);
-  assertCard(card, 'the new card');
-  const text = `${JSON.stringify(card, null, 2)}\n`;
-  // Without --force, create-only: of two processes racing, exactly one writes the card.
-  if (values.force) writeFileAtomic(paths.card, text);
-  else if (!createFileAtomic(paths.card, text)) {
-    throw new LiteError('CARD_EXISTS', `${paths.card} already exists; pass --force to replace it`);
-  }
+  if (max && !/^\d+$/.test(max)) throw new LiteError('USAGE', 'card init: --max-concurrent-tasks is a whole number');
+  const card = newCard({
+    id: required('card init', values.id, '--id'),
+    name: required('card init', values.name, '--name'),
+    framework: values.framework,
+    description: values.description,
+    version: values['agent-version'],
+    skills: (values.skill ?? []).map(skillFrom),
+    channels: values.channel,
+    capabilities: { streaming: values.streaming, fileTransfer: values['file-transfer'], asyncTasks: values['async-tasks'], pushNotifications: values['push-notifications'] },
+    maxFileSize: values['max-file-size'],
+    maxConcurrentTasks: max ? Number(max) : undefined,
+    contact: values.contact,
+    timezone: values.timezone,
+  });
+  const stores = openStores(values, context);
+  const { paths } = stores;
+  writeOwnCard(stores, card, values.force === true);
   if (values.json) printJson(context, { path: paths.card, card });
   else printLine(context, `wrote ${paths.card} (${card.agent.name}, ${card.skills.length} skill${card.skills.length === 1 ? '' : 's'})`);
   return 0;
@@ -163,8 +142,5 @@ function show(args: string[], context: Context): number {
 
 /** This agent's card, validated; a clear error when there is none yet. */
 export function loadOwnCard(values: { home?: string | undefined }, context: Context): LiteCard {
-  const { paths } = openStores(values, context);
-  const card = readJsonFile(paths.card);
-  if (card === undefined) throw new LiteError('CARD_NOT_FOUND', `no card at ${paths.card}; create one with: a2a-lite card init`);
-  return assertCard(card, paths.card);
+  return readOwnCard(openStores(values, context));
 }

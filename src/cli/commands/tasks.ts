@@ -2,24 +2,20 @@
 // an A2A agent with `send` (loaded only when used).
 
 import { LiteError } from '../../errors.js';
-import { format } from '../../protocol/format.js';
-import { parseAll } from '../../protocol/parse.js';
 import { isTaskState } from '../../protocol/states.js';
-import type { Message } from '../../protocol/types.js';
-import { isValid, refusal, TASK_ID, validate } from '../../protocol/validate.js';
-import { offers } from '../../home/known-agents.js';
-import { isTaskMessage, type Applied, type TaskSummary } from '../../home/task-record.js';
+import type { Applied, TaskSummary } from '../../home/task-record.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { commandGroup, type Subcommand } from '../group.js';
 import { note, printJson, printLine, table } from '../output.js';
 import { openStores } from '../stores.js';
 import { bodyFrom } from './format.js';
+import { newTask, recordMessages } from '../../home/ledger-actions.js';
 import { messageText } from './message-input.js';
 
 const SUBCOMMANDS = {
   new: {
-    run: newTask,
+    run: newTaskCommand,
     usage: 'a2a-lite tasks new --to AGENT [--skill S] [--priority P] [--body TEXT | -] [--attach NAME …] [--id ID]',
     help: `Starts a task for a peer: allocates a readable id (<skill>-001, …), records the task in
 the ledger and prints the [A2A:task] message to send to AGENT.
@@ -28,7 +24,7 @@ example:
   a2a-lite tasks new --to mexico --skill email --body "帮我把这份调研报告发给鲁伊科斯塔。" --attach report.md`,
   },
   record: {
-    run: record,
+    run: recordCommand,
     usage: 'a2a-lite tasks record [TEXT] [--from PEER | --to PEER]',
     help: `Records protocol messages sent or received (every one in TEXT, or stdin) in the ledger.
 A new task needs its peer: --from for a task you received, --to for one you sent. Later
@@ -83,7 +79,7 @@ example:
 
 export const command: Command = commandGroup('tasks', 'The task ledger (tasks/ in the home): every task sent or received, its state and history.', SUBCOMMANDS);
 
-async function newTask(args: string[], context: Context): Promise<number> {
+async function newTaskCommand(args: string[], context: Context): Promise<number> {
   const { values, positionals } = parseOptions('tasks new', args, {
     to: { type: 'string' },
     skill: { type: 'string' },
@@ -95,59 +91,22 @@ async function newTask(args: string[], context: Context): Promise<number> {
   atMost('tasks new', positionals, 0);
   const peer = required('tasks new', values.to, '--to AGENT');
   const stores = openStores(values, context);
-  if (values.id !== undefined) {
-    if (!TASK_ID.test(values.id)) throw new LiteError('USAGE', `tasks new: --id ${JSON.stringify(values.id)} is not a valid task id`);
-    if (stores.tasks.has(values.id, peer)) throw new LiteError('TASK_EXISTS', `task "${values.id}" with ${peer} is already in the ledger`);
-  }
-  const params: Record<string, string> = { id: values.id ?? '' };
-  if (values.skill) params.skill = values.skill;
-  if (values.priority) params.priority = values.priority;
-  const message: Message = { type: 'task', params, body: await bodyFrom(values.body, context), attachments: values.attach ?? [] };
-  // Validate before allocating, so a refused task burns no id.
-  const problems = validate({ ...message, params: { ...params, id: params.id || 'x' } });
-  if (!isValid(problems)) throw refusal(problems);
-  params.id = values.id ?? stores.tasks.allocateId(values.skill ?? 'task');
-  const { summary: stored } = stores.tasks.record(message, { direction: 'out', peer });
-  const text = format(message);
-  const known = stores.agents.find(peer);
+  const made = newTask(stores, { to: peer, skill: values.skill, priority: values.priority, body: await bodyFrom(values.body, context), attach: values.attach, id: values.id });
   if (values.json) {
-    printJson(context, { id: stored.id, peer, text, task: stored });
+    printJson(context, { id: made.id, peer, text: made.text, task: made.task });
     return 0;
   }
-  if (known === undefined) note(context, `"${peer}" is not in known-agents; the task is recorded anyway`);
-  else if (values.skill && !offers(known.card, values.skill)) note(context, `${peer}'s card lists no skill "${values.skill}"`);
+  for (const line of made.notes) note(context, line);
+  const text = made.text;
   printLine(context, text);
   return 0;
 }
 
-async function record(args: string[], context: Context): Promise<number> {
+async function recordCommand(args: string[], context: Context): Promise<number> {
   const { values, positionals } = parseOptions('tasks record', args, { from: { type: 'string' }, to: { type: 'string' } });
   if (values.from !== undefined && values.to !== undefined) throw new LiteError('USAGE', 'tasks record: give --from or --to, not both');
-  const messages = parseAll(await messageText('tasks record', positionals, context));
-  const relevant = messages.filter(isTaskMessage);
-  let redacted = false;
-  for (const message of relevant) {
-    // A credential in a message is not a reason to lose the message: the ledger redacts it.
-    const all = validate(message);
-    if (all.some((p) => p.code === 'CREDENTIAL_IN_MESSAGE')) redacted = true;
-    const problems = all.filter((p) => p.code !== 'CREDENTIAL_IN_MESSAGE');
-    if (!isValid(problems)) throw refusal(problems, `[A2A:${message.type}] refused`);
-  }
-  const { tasks } = openStores(values, context);
-  const peer = values.from ?? values.to;
-  const direction = values.from !== undefined ? 'in' : values.to !== undefined ? 'out' : undefined;
-  // Messages are recorded in order; when one is refused, those before it stay recorded and
-  // are reported before the refusal, which names the message it stopped at.
-  const results: Applied[] = [];
-  let stopped: unknown;
-  for (const [index, message] of relevant.entries()) {
-    try {
-      results.push(tasks.record(message, { ...(peer === undefined ? {} : { peer }), ...(direction === undefined ? {} : { direction }) }));
-    } catch (error) {
-      stopped = relevant.length > 1 && error instanceof LiteError ? new LiteError(error.code, `message ${index + 1} of ${relevant.length}: ${error.message}`, error.details) : error;
-      break;
-    }
-  }
+  const text = await messageText('tasks record', positionals, context);
+  const { results, skipped, redacted, stopped } = recordMessages(openStores(values, context), text, { from: values.from, to: values.to });
   if (redacted) note(context, 'a credential in the message was stored as [redacted: …]; credentials never belong in messages');
   if (values.json) {
     printJson(
@@ -155,8 +114,8 @@ async function record(args: string[], context: Context): Promise<number> {
       results.map(({ summary: r, change, from }) => ({ id: r.id, peer: r.peer, change, from: from ?? null, state: r.state })),
     );
   } else {
-    for (const skipped of messages.filter((m) => !isTaskMessage(m))) {
-      note(context, `skipped a ${skipped.type === 'plain' ? 'plain-text' : `[A2A:${skipped.type}]`} message: it concerns no task`);
+    for (const message of skipped) {
+      note(context, `skipped a ${message.type === 'plain' ? 'plain-text' : `[A2A:${message.type}]`} message: it concerns no task`);
     }
     if (results.length === 0 && stopped === undefined) printLine(context, 'nothing to record');
     for (const { summary: r, change, from } of results) printLine(context, describeChange(r, change, from));
