@@ -1,5 +1,6 @@
 // Builds dist/ afresh: regenerates the precompiled card validator, compiles with tsc into an
-// empty dist/ (so that no file of a moved or deleted source lingers), and marks the CLI executable.
+// empty dist/ (so that no file of a moved or deleted source lingers), marks the CLI executable,
+// and writes the OpenClaw plugin's manifest from the built entry.
 // `--if-stale` skips the work when dist/ is newer than every source file.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -35,4 +36,5 @@ step([join(root, 'scripts', 'generate-card-validator.mjs')]);
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 step([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')]);
 chmodSync(join(root, 'dist', 'cli', 'bin.js'), 0o755);
+step([join(root, 'scripts', 'plugin-manifest.mjs')]);
 execFileSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(stamp)}, new Date().toISOString())`]);

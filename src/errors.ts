@@ -86,6 +86,13 @@ export const ERROR_TABLE = {
     status: 'INVALID_ARGUMENT',
     summary: 'A push notification URL leads to a loopback, private, link-local or reserved address.',
   },
+  FORBIDDEN: {
+    exit: 6,
+    rpc: -32602,
+    http: 403,
+    status: 'PERMISSION_DENIED',
+    summary: 'A file or an address lies outside what this agent may send or call.',
+  },
   // Requests an A2A peer made that this agent will not serve.
   INVALID_REQUEST: { exit: 3, rpc: -32600, http: 400, status: 'INVALID_ARGUMENT', summary: 'A JSON-RPC request is not a valid request object.' },
   METHOD_NOT_FOUND: { exit: 9, rpc: -32601, http: 404, status: 'NOT_FOUND', summary: 'No such JSON-RPC method or REST path.' },

@@ -1,0 +1,168 @@
+// The plugin's tools that call other agents over A2A: discover (read and cache a card), send
+// (give a task and follow it to its end, with progress as it comes), cancel. They share the
+// client code of `a2a-lite discover|send|tasks cancel`, so a task sent from a tool is in the same
+// ledger, and its files in the same downloads folder, as one sent from the shell.
+
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { render } from '../card/render.js';
+import { cacheDiscovered, fetchAgentCard } from '../client/discover.js';
+import { credentialFor, isUrl, peerOf, transportFor } from '../client/peer.js';
+import { RemoteRecord } from '../client/remote-record.js';
+import { sendTask } from '../client/send-task.js';
+import { LiteError, isLiteError } from '../errors.js';
+import { format } from '../protocol/format.js';
+import type { Message } from '../protocol/types.js';
+import { checkWebhook, ipBytes } from '../serve/webhook-guard.js';
+import type { OpenStores } from './tools-local.js';
+import { bool, str, strings, type ToolSpec } from './tool-kit.js';
+
+export interface RemoteSettings {
+  /** The folder attachments must lie in (the agent's workspace). */
+  workspace: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** Allow agents on loopback and private networks (never link-local metadata addresses). */
+  allowPrivateNetworks: boolean;
+}
+
+const DEFAULT_WAIT_S = 600;
+const tokenEnv = str('Name of the environment variable holding the agent\'s token (never the token itself)');
+
+export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpec[] {
+  return [
+    {
+      name: 'a2a_lite_discover',
+      label: 'A2A-Lite: discover an A2A agent',
+      description: "Read the Agent Card of an A2A agent at a URL (any A2A 1.0 or 0.3 server, an a2a-lite serve, OpenClaw's a2a channel) and remember it as a known peer; returns its [A2A:card] reply.",
+      properties: { url: str('The agent\'s base URL, e.g. https://agents.example.com/mexico'), tokenEnv },
+      required: ['url'],
+      async run(args) {
+        const url = args.required('url');
+        await checkAddress(url, settings);
+        const name = args.string('tokenEnv');
+        const found = await fetchAgentCard(url);
+        const { agent, replaced } = cacheDiscovered(open().agents, found, name === undefined ? {} : { tokenEnv: name });
+        return { text: render(agent.card, 'en'), details: { id: agent.card.agent.id, replaced, card: agent.card, a2a: agent.cache.a2a ?? null } };
+      },
+    },
+    {
+      name: 'a2a_lite_send',
+      label: 'A2A-Lite: send a task over A2A',
+      description:
+        'Give a task to an A2A agent (a URL, a known peer id, or any known peer offering a skill) and follow it to its end: returns the A2A-Lite result (or the question when the agent asks for input) and the files it sent back. Answer a question with reply=true and the task id.',
+      properties: {
+        target: str('The agent: its URL or a known peer id (leave out to choose by skill)'),
+        text: str('The task, or the reply when reply is true'),
+        skill: str('The skill asked for (chooses the agent when target is left out)'),
+        attachments: strings('Files to send, inside the workspace'),
+        reply: bool('The text answers a task that asked for input (task, else the newest such task)'),
+        task: str('The task a reply continues'),
+        context: str('The conversation (context id) the task belongs to'),
+        tokenEnv,
+        timeoutSeconds: { type: 'number', description: `How long to follow the task (default ${DEFAULT_WAIT_S})` },
+      },
+      async run(args, signal, progress) {
+        const target = args.string('target');
+        if (target !== undefined && isUrl(target)) await checkAddress(target, settings);
+        const attach = (args.strings('attachments') ?? []).map((file) => insideWorkspace(file, settings.workspace));
+        const wait = args.number('timeoutSeconds') ?? DEFAULT_WAIT_S;
+        if (wait <= 0) throw new LiteError('USAGE', 'a2a_lite_send: timeoutSeconds is more than 0');
+        const notes: string[] = [];
+        const result = await sendTask(
+          open(),
+          {
+            ...(target !== undefined ? { target } : {}),
+            ...optional('skill', args.string('skill')),
+            ...optional('text', args.string('text')),
+            attach,
+            reply: args.boolean('reply') === true,
+            ...optional('task', args.string('task')),
+            ...optional('context', args.string('context')),
+            ...optional('tokenEnv', args.string('tokenEnv')),
+            waitMs: wait * 1000,
+            cwd: settings.workspace ?? process.cwd(),
+            env: settings.env,
+            ...(signal ? { signal } : {}),
+          },
+          {
+            onChoice: (why) => notes.push(why),
+            onNote: (text) => notes.push(text),
+            onEvent: (_event, task, taken) => {
+              if (taken.message !== undefined) progress(format(taken.message), { task: task?.id ?? null });
+            },
+          },
+        );
+        const last: Message | undefined = result.record.messages.at(-1);
+        const files = result.files.map((f) => ({ name: f.name, ...(f.path ? { path: f.path } : {}), ...(f.url ? { url: f.url } : {}) }));
+        const lines = [last === undefined ? 'the agent answered nothing' : format(last)];
+        for (const file of files) lines.push(file.path ? `saved ${file.name} to ${file.path}` : `${file.name} is at ${file.url} (not downloaded)`);
+        if (result.state === 'input-required') lines.push(`the agent asks for input: answer with a2a_lite_send reply=true task=${result.task?.id}`);
+        if (result.interrupted) lines.push(result.interrupted.error ?? `cancelled task ${result.task?.id} at the agent`);
+        for (const n of notes) lines.push(`(${n})`);
+        return {
+          text: lines.join('\n\n'),
+          details: { peer: result.peer.id, task: result.task?.id ?? null, contextId: result.task?.contextId ?? null, state: result.state ?? 'message', messages: result.record.messages.map((m) => format(m)), files },
+        };
+      },
+    },
+    {
+      name: 'a2a_lite_cancel',
+      label: 'A2A-Lite: cancel a task',
+      description: 'Cancel, at the agent, a task this agent sent over A2A; returns where the task stands.',
+      properties: { id: str('The task id'), peer: str('The peer, when two peers used the same id'), tokenEnv },
+      required: ['id'],
+      async run(args) {
+        const stores = open();
+        const id = args.required('id');
+        const record = stores.tasks.get(id, args.string('peer'));
+        if (record.role !== 'requester') throw new LiteError('UNSUPPORTED_OPERATION', `task ${id} was given to this agent by ${record.peer}; only a task this agent sent can be cancelled at its agent`, { task: id });
+        const peer = peerOf(stores.agents.get(record.peer));
+        const task = await transportFor(peer, credentialFor(peer, settings.env, args.string('tokenEnv'))).cancelTask(id);
+        const remote = new RemoteRecord(stores, peer.id);
+        const taken = remote.take({ kind: 'task', task }, task);
+        return { text: taken.message ? format(taken.message) : `task ${id}: ${task.status.state}`, details: { task: id, peer: peer.id, state: remote.stateOf(task) } };
+      },
+    },
+  ];
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+}
+
+/** Refuses an agent URL on a network the settings do not allow (a link-local metadata address never). */
+async function checkAddress(url: string, settings: RemoteSettings): Promise<void> {
+  try {
+    const target = await checkWebhook(url, { allowPrivateNetworks: settings.allowPrivateNetworks });
+    // Link-local addresses hold cloud metadata services: never, whatever the settings.
+    if (isLinkLocal(target.address)) throw new LiteError('FORBIDDEN', `${target.url.hostname} is a link-local address (${target.address}), which is never called`);
+  } catch (error) {
+    if (!isLiteError(error)) throw error;
+    throw new LiteError('FORBIDDEN', `the agent URL is refused: ${error.message}${settings.allowPrivateNetworks ? '' : ' (set allowPrivateNetworks in the a2a-lite plugin config for agents on this machine or the local network)'}`);
+  }
+}
+
+function isLinkLocal(address: string): boolean {
+  const bytes = ipBytes(address);
+  if (bytes === undefined) return false;
+  if (bytes.length === 4) return bytes[0] === 169 && bytes[1] === 254;
+  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (mapped) return bytes[12] === 169 && bytes[13] === 254;
+  return bytes[0] === 0xfe && ((bytes[1] ?? 0) & 0xc0) === 0x80;
+}
+
+/** The real path of an attachment, which must lie inside the workspace (links followed). */
+function insideWorkspace(file: string, workspace: string | undefined): string {
+  if (workspace === undefined) throw new LiteError('FORBIDDEN', 'a2a_lite_send: this run has no workspace, so no file may be attached');
+  let real: string;
+  let root: string;
+  try {
+    root = realpathSync(workspace);
+    real = realpathSync(resolve(root, file));
+  } catch {
+    throw new LiteError('FILE_NOT_FOUND', `a2a_lite_send: no file ${file} in the workspace`, { file });
+  }
+  const rel = relative(root, real);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new LiteError('FORBIDDEN', `a2a_lite_send: ${file} lies outside the workspace; only files inside it may be sent`, { file });
+  return real;
+}
