@@ -42,7 +42,8 @@ export interface SendOptions extends TaskAccess {
 
 /**
  * Told of every event of every task, with the task as it is after the event (shared by all
- * observers: do not change it). A returned promise is waited for as the agent waits for its
- * own saves, so use it for local, durable work only, and make it never reject.
+ * observers: do not change it) and the principal that made it, when one did. A returned promise
+ * is waited for as the agent waits for its own saves, so use it for local, durable work only,
+ * and make it never reject.
  */
-export type TaskObserver = (event: TaskEvent, task: Task) => void | Promise<void>;
+export type TaskObserver = (event: TaskEvent, task: Task, owner: string | undefined) => void | Promise<void>;

@@ -104,7 +104,7 @@ export class Agent {
       // A task left unfinished by an earlier process: nothing runs it, so just record the end.
       const ended: Task = { ...task, status: { state: 'cancelled', timestamp: this.clock() } };
       await this.store.save(ended);
-      await this.observers.tell({ kind: 'status', taskId: id, contextId: ended.contextId, status: structuredClone(ended.status) }, ended);
+      await this.observers.tell({ kind: 'status', taskId: id, contextId: ended.contextId, status: structuredClone(ended.status) }, ended, access.owner);
       return ended;
     }
     this.setStatus(live, 'cancelled', agentMessage(live.task, 'Cancelled at the requester’s request.', this.newId()));
@@ -290,7 +290,7 @@ export class Agent {
   private emit(live: LiveTask, event: TaskEvent): void {
     live.hold(event);
     if (this.observers.size === 0) return;
-    live.waitFor(this.observers.tell(event, cloneTask(live.task)));
+    live.waitFor(this.observers.tell(event, cloneTask(live.task), live.owner));
   }
 
   /** Tasks that count against the concurrency limit: started and not yet ended. */

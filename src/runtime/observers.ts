@@ -18,11 +18,11 @@ export class Observers {
   }
 
   /** Tells every observer; resolves when the work they returned is done, whatever its outcome. */
-  tell(event: TaskEvent, task: Task): Promise<void> {
+  tell(event: TaskEvent, task: Task, owner?: string): Promise<void> {
     const work: Promise<unknown>[] = [];
     for (const observer of this.all) {
       try {
-        const done = observer(event, task);
+        const done = observer(event, task, owner);
         if (done !== undefined) work.push(done.catch(() => undefined));
       } catch {
         // An observer's failure is its own; the task goes on.

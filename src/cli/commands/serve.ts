@@ -14,6 +14,7 @@ import { resolveCommand } from '../../serve/exec-command.js';
 import { execHandler } from '../../serve/exec-handler.js';
 import { listen } from '../../serve/node-http.js';
 import { startPushSender, type PushSender } from '../../serve/push-sender.js';
+import { startReplySender, type ReplyPeer } from '../../serve/reply-sender.js';
 import type { PushStore } from '../../store/push-store.js';
 import { MemoryTaskStore, type TaskStore } from '../../store/task-store.js';
 import { atMost, parseOptions, required } from '../args.js';
@@ -58,9 +59,17 @@ options:
                           tasks it made; anyone else's are "not found". The card stays public.
   --allow-private-webhooks  with --push, allow webhooks on loopback, private and link-local
                           addresses (refused by default, against SSRF)
+  --reply-to NAME=URL     send the answers of the tasks the client NAME (the variable of its
+                          --auth-bearer-env or --auth-api-key-env) makes back to it, as a
+                          SendMessage to URL, its A2A JSON-RPC endpoint: for peers that send and
+                          never come back for the answer, such as OpenClaw's a2a channel (URL
+                          is then the gateway's /a2a/v1); repeatable
+  --reply-token-env NAME=VAR  the token to present at NAME's URL: the value of VAR
 
-example:
-  a2a-lite serve --exec "python3 agent.py" --port 7331`,
+examples:
+  a2a-lite serve --exec "python3 agent.py" --port 7331
+  a2a-lite serve --exec ./agent.sh --auth-bearer-env FROM_OPENCLAW \\
+    --reply-to FROM_OPENCLAW=http://127.0.0.1:18789/a2a/v1 --reply-token-env FROM_OPENCLAW=TO_OPENCLAW`,
   async run(args, context) {
     const { values, positionals } = parseOptions('serve', args, {
       exec: { type: 'string' },
@@ -80,6 +89,8 @@ example:
       'auth-bearer-env': { type: 'string', multiple: true },
       'auth-api-key-env': { type: 'string', multiple: true },
       'api-key-header': { type: 'string' },
+      'reply-to': { type: 'string', multiple: true },
+      'reply-token-env': { type: 'string', multiple: true },
     });
     atMost('serve', positionals, 0);
     const commandLine = required('serve', values.exec, '--exec CMD');
@@ -97,13 +108,14 @@ example:
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
 
     const auth = authFrom(values, context);
+    const replyPeers = replyPeersFrom(values, context);
     const card = values.card === undefined ? loadOwnCard(values, context) : await cardFrom(values.card, context);
     const { home, paths } = openStores(values, context);
     const store = await openStore(storeKind, paths.database);
     // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
     const recovered = await store.recoverInterrupted('the server stopped before this task ended');
     // The program must not see the tokens that guard the server: it could print them back.
-    const hiddenEnv = [...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? [])];
+    const hiddenEnv = [...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? []), ...(values['reply-token-env'] ?? []).map((pair) => pair.slice(pair.indexOf('=') + 1))];
     const agent = createAgent({
       card,
       store,
@@ -122,6 +134,7 @@ example:
       // Webhooks hear of the tasks the last run left unfinished too.
       for (const task of recovered) await push.record({ kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status }, task);
     }
+    const replies = replyPeers.size === 0 ? undefined : startReplySender({ agent, peers: replyPeers, log: (line) => context.stderr.write(`${line}\n`) });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
     const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
@@ -164,6 +177,7 @@ example:
     server.server.closeIdleConnections();
     await push?.close();
     await agent.shutdown('the server is shutting down');
+    await replies?.close();
     server.server.closeIdleConnections();
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
     server.server.closeAllConnections();
@@ -215,6 +229,48 @@ function authFrom(values: { 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: s
     auth.apiKeyHeader = values['api-key-header'];
   }
   return auth;
+}
+
+/**
+ * The peers to send answers back to, by principal: `--reply-to NAME=URL`, with the token from
+ * `--reply-token-env NAME=VAR`. NAME must be a client the server knows.
+ */
+function replyPeersFrom(values: { 'reply-to'?: string[]; 'reply-token-env'?: string[]; 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: string[] }, context: Context): Map<string, ReplyPeer> {
+  const clients = new Set([...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? [])]);
+  const pairs = (option: string, list: string[] | undefined): Map<string, string> => {
+    const out = new Map<string, string>();
+    for (const pair of list ?? []) {
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at);
+      if (at <= 0 || at === pair.length - 1) throw new LiteError('USAGE', `serve: ${option} takes NAME=VALUE, not ${JSON.stringify(pair.slice(0, 40))}`);
+      if (!clients.has(name)) throw new LiteError('USAGE', `serve: ${option} names ${name}, which is no client: give it --auth-bearer-env ${name} (or --auth-api-key-env) first`);
+      out.set(name, pair.slice(at + 1));
+    }
+    return out;
+  };
+  const urls = pairs('--reply-to', values['reply-to']);
+  const tokens = pairs('--reply-token-env', values['reply-token-env']);
+  const peers = new Map<string, ReplyPeer>();
+  for (const [name, url] of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new LiteError('USAGE', `serve: --reply-to ${name}=… is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LiteError('USAGE', `serve: --reply-to ${name}=… is not an http or https URL`);
+    const peer: ReplyPeer = { url: parsed.href };
+    const variable = tokens.get(name);
+    if (variable !== undefined) {
+      const token = (context.env[variable] ?? '').trim();
+      if (token === '') throw new LiteError('USAGE', `serve: the environment variable ${variable} (--reply-token-env ${name}) is empty or not set`);
+      if (!/^[\x21-\x7e]+$/.test(token)) throw new LiteError('USAGE', `serve: the token in ${variable} holds characters a request header cannot carry`);
+      peer.token = token;
+    }
+    peers.set(name, peer);
+  }
+  for (const name of tokens.keys()) if (!urls.has(name)) throw new LiteError('USAGE', `serve: --reply-token-env ${name}=… without --reply-to ${name}=URL`);
+  return peers;
 }
 
 function wholeNumber(option: string, value: string, max: number): number {
