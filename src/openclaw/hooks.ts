@@ -75,7 +75,9 @@ export function onOutbound(deps: HookDeps) {
     }
     if (deps.config.record && text.includes(HEADER)) {
       try {
-        const { stopped } = recordMessages(deps.stores(context.sessionKey), text, { to: peerName(event.to, context.conversationId, context.channelId) });
+        const to = peerName(event.to, context.conversationId, context.channelId);
+        const { results, stopped } = recordMessages(deps.stores(context.sessionKey), text, { to });
+        for (const { summary, change } of results) deps.logger.info(`a2a-lite: recorded task ${summary.id} to ${to}: ${change} (${summary.state})`);
         if (stopped !== undefined) deps.logger.warn(`a2a-lite: the ledger refused a message to ${event.to}: ${messageOf(stopped)}`);
       } catch (error) {
         deps.logger.warn(`a2a-lite: the ledger refused a message to ${event.to}: ${messageOf(error)}`);

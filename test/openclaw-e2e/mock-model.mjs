@@ -47,7 +47,11 @@ function reply(messages, offered) {
   const task = /\[A2A:task id=([^\s\]]+)/.exec(said);
   if (task && /which city/i.test(said) && !/Lisbon/.test(said)) return { text: `[A2A:status task=${task[1]} state=input-required]\nWhich city should I look at?` };
   if (task) return { text: `[A2A:result task=${task[1]} state=completed]\nanswer from the OpenClaw agent` };
-  if (/Lisbon/.test(said)) return { text: '[A2A:result task=any state=completed]\nLisbon it is' };
+  if (/Lisbon/.test(said)) {
+    // The answer to an earlier question: the task is the one the conversation is about.
+    const asked = messages.filter(isSpeech).map((m) => /\[A2A:task id=([^\s\]]+)/.exec(textOf(m.content))?.[1]).filter(Boolean).at(-1);
+    return { text: `[A2A:result task=${asked ?? 'unknown'} state=completed]\nLisbon it is` };
+  }
   return { text: 'ok' };
 }
 
