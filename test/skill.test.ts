@@ -74,7 +74,8 @@ describe('SKILL.md front matter', () => {
     expect(metadata[key].install).toContainEqual({
       id: 'node',
       kind: 'node',
-      package: 'a2a-lite',
+      // The package name is said once, in package.json; the skill installs that package.
+      package: (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string }).name,
       bins: ['a2a-lite'],
       label: expect.stringMatching(/\S/),
     });
