@@ -105,7 +105,7 @@ function withDeadline(options: FollowOptions, tracker: Tracker): { options: Foll
       new LiteError(
         'PEER_UNREACHABLE',
         id === undefined ? 'the agent named no task before the deadline' : `task ${id} had not ended by the deadline; it may still be running at the agent (a2a-lite tasks get ${id})`,
-        id === undefined ? undefined : { task: id },
+        id === undefined ? { deadline: true } : { task: id, deadline: true },
       ),
     );
   }, Math.max(0, options.deadline - Date.now()));

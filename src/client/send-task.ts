@@ -64,6 +64,8 @@ export interface SendResult {
   files: SavedFile[];
   /** Set when the caller aborted: whether the agent cancelled the task, and why not. */
   interrupted?: { cancelled: boolean; error?: string };
+  /** Set when the wait ran out with the task still going at the agent: the error saying so. */
+  timedOut?: LiteError;
 }
 
 /**
@@ -139,8 +141,12 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
       outcome = await follow({ ...rest, referenceTaskIds: [ended] });
     }
   } catch (error) {
-    if (!signal.aborted) throw error;
-    return cancelAfterAbort(transport, current, record, peer, listener);
+    if (signal.aborted) return cancelAfterAbort(transport, current, record, peer, listener);
+    // The wait ran out while the task goes on: where it stands is an answer too.
+    if (current !== undefined && isLiteError(error, 'PEER_UNREACHABLE') && (error.details as { deadline?: boolean } | undefined)?.deadline === true) {
+      return { peer, task: current, state: record.stateOf(current), record, files: record.files, timedOut: error };
+    }
+    throw error;
   }
   try {
     markAnswered(stores.agents, peer);

@@ -98,10 +98,19 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
         for (const file of files) lines.push(file.path ? `saved ${file.name} to ${file.path}` : `${file.name} is at ${file.url} (not downloaded)`);
         if (result.state === 'input-required') lines.push(`the agent asks for input: answer with a2a_lite_send reply=true task=${result.task?.id}`);
         if (result.interrupted) lines.push(result.interrupted.error ?? `cancelled task ${result.task?.id} at the agent`);
+        if (result.timedOut) lines.push(`task ${result.task?.id} is still ${result.state} at the agent after ${wait} s; cancel it with a2a_lite_cancel, or see where it stands later with a2a_lite_tasks_show`);
         for (const n of notes) lines.push(`(${n})`);
         return {
           text: lines.join('\n\n'),
-          details: { peer: result.peer.id, task: result.task?.id ?? null, contextId: result.task?.contextId ?? null, state: result.state ?? 'message', messages: result.record.messages.map((m) => format(m)), files },
+          details: {
+            peer: result.peer.id,
+            task: result.task?.id ?? null,
+            contextId: result.task?.contextId ?? null,
+            state: result.state ?? 'message',
+            messages: result.record.messages.map((m) => format(m)),
+            files,
+            ...(result.timedOut ? { timedOut: true, timeoutMs: Math.round(wait * 1000) } : {}),
+          },
         };
       },
     },

@@ -18,7 +18,10 @@ const AGENT = `
 const fs = require('fs');
 const input = fs.readFileSync(0, 'utf8');
 const id = process.env.A2A_TASK_ID;
-if (input.includes('which city') && !input.includes('Lisbon')) {
+if (input.includes('slowly')) {
+  console.log('[A2A:status task=' + id + ' state=working progress=10%]\\nstarted');
+  setTimeout(() => console.log('[A2A:result task=' + id + ' state=completed]\\nlate'), 60000);
+} else if (input.includes('which city') && !input.includes('Lisbon')) {
   console.log('[A2A:status task=' + id + ' state=input-required]\\nWhich city?');
 } else {
   console.log('[A2A:status task=' + id + ' state=working progress=50%]\\nhalfway');
@@ -133,6 +136,32 @@ describe('the a2a-lite OpenClaw plugin', () => {
     expect(answered.text).toContain('done: Lisbon');
     const ledger = new FileTaskLedger(join(home, 'tasks'));
     expect(ledger.get(asked.details.task as string).state).toBe('completed');
+  });
+
+  it('cancels a task it sent at its agent, and cancels it when the run is aborted', async () => {
+    const server = await agent();
+    const { tools } = setup({ allowPrivateNetworks: true });
+    const found = await call(tools, 'a2a_lite_discover', { url: server.info.url });
+    const id = found.details.id as string;
+    expect((await call(tools, 'a2a_lite_agents_show', { id })).details).toMatchObject({ card: { agent: { id } }, cache: { a2a: { interfaces: expect.arrayContaining([expect.objectContaining({ binding: 'JSONRPC', version: '1.0' })]) } } });
+
+    const running = await call(tools, 'a2a_lite_send', { target: id, text: 'work slowly', timeoutSeconds: 2 });
+    expect(running.details).toMatchObject({ state: 'working', timedOut: true, timeoutMs: 2000 });
+    expect(running.text).toContain('is still working at the agent after 2 s');
+    const cancelled = await call(tools, 'a2a_lite_cancel', { id: running.details.task as string });
+    expect(cancelled.details).toMatchObject({ ok: true, state: 'cancelled' });
+    expect(cancelled.text).toMatch(/^\[A2A:result task=\S+ state=cancelled\]/);
+
+    // OpenClaw aborts a tool when the run stops: the task is cancelled at the agent. Here the
+    // run stops as soon as the agent reports that it works.
+    const abort = new AbortController();
+    const send = tools.find((t) => t.name === 'a2a_lite_send');
+    const result = await send?.execute('call-2', { target: id, text: 'work slowly again' }, abort.signal, (partial) => {
+      if (partial.content[0]?.text.includes('state=working')) abort.abort();
+    });
+    const stopped = { text: result?.content[0]?.text ?? '', details: result?.details ?? {} };
+    expect(stopped.details).toMatchObject({ ok: true, state: 'cancelled' });
+    expect(stopped.text).toContain('state=cancelled');
   });
 
   it('sends no file from outside the workspace and calls no local address unless allowed', async () => {

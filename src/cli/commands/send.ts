@@ -124,6 +124,8 @@ async function run(args: string[], context: Context): Promise<number> {
       output.finish(result.peer.id, result.task, result.state, result.files);
       return result.interrupted.cancelled ? output.exitCode(result.task, result.state) : 130;
     }
+    // Still running when --timeout passed: exit 15, as for an agent that cannot be reached.
+    if (result.timedOut !== undefined) throw result.timedOut;
     output.finish(result.peer.id, result.task, result.state, result.files);
     return output.exitCode(result.task, result.state);
   } finally {
