@@ -100,3 +100,20 @@ describe('the A2A handler refuses bad requests with the spec’s errors', () => 
     expect('body' in after && JSON.parse(after.body).result.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });
+
+describe('a trailing slash', () => {
+  const body = (response: Awaited<ReturnType<typeof handle>>): string => ('body' in response ? response.body : '');
+
+  it('reaches the same endpoint on every path, and two slashes reach none', async () => {
+    const sent = await handle(request(call('SendMessage', { message: goodMessage }), undefined, '/jsonrpc/'));
+    expect(sent.status).toBe(200);
+    const task = (JSON.parse(body(sent)) as { result: { task: { id: string } } }).result.task;
+    expect(task.id).toMatch(/\S/);
+    expect((await handle(request('', {}, '/.well-known/agent-card.json/', 'GET'))).status).toBe(200);
+    const rest = await handle(request('', { 'a2a-version': '1.0' }, `/tasks/${task.id}/`, 'GET'));
+    expect(rest.status).toBe(200);
+    expect((JSON.parse(body(rest)) as { id: string }).id).toBe(task.id);
+    expect((await handle(request(call('GetTask', { id: task.id }), undefined, '/jsonrpc//'))).status).toBe(404);
+    expect((await handle(request(call('GetTask', { id: task.id }), undefined, '/jsonrpc/x/'))).status).toBe(404);
+  });
+});

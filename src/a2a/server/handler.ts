@@ -49,7 +49,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const security = authEnabled(auth)
     ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
     : undefined;
-  return withAuth(async (request, principal) => {
+  const handle = withAuth(async (request, principal) => {
     if (CARD_PATHS.has(request.path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
       // One card for every client: 0.3 readers find `url`, 1.0 readers `supportedInterfaces`.
@@ -72,6 +72,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     if (rest !== undefined) return rest;
     return json(404, { error: { code: 404, status: 'NOT_FOUND', message: `no A2A endpoint at ${request.path}` } });
   }, auth);
+  // `…/jsonrpc/` is `…/jsonrpc`: some clients join a base URL and a path that way. One slash only.
+  return (request) => handle(request.path.length > 1 && request.path.endsWith('/') && !request.path.endsWith('//') ? { ...request, path: request.path.slice(0, -1) } : request);
 }
 
 async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContext): Promise<HttpResponse> {
