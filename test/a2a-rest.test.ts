@@ -145,7 +145,7 @@ describe('the REST routes refuse bad requests with the spec’s status and body'
     '/message',
     '/message:explode',
     '/messages:send',
-    '/tasks/',
+    '/tasks//',
     '/tasks/x:explode',
     '/tasks/x:cancel:cancel',
     '/tasks/a/b',

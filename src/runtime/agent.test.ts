@@ -172,6 +172,18 @@ describe('the agent runtime', () => {
     release();
   });
 
+  it('keeps a subscription to a task waiting for input open until the task ends (§3.1.6)', async () => {
+    const agent = agentWith(async (_task, ctx) => {
+      const answer = await ctx.ask('which city?');
+      return `report on ${answer.parts[0]?.kind === 'text' ? answer.parts[0].text : '?'}`;
+    });
+    const task = await agent.send(userMessage('a report'));
+    expect(task.status.state).toBe('input-required');
+    const events = collect(await agent.subscribe(task.id));
+    await agent.send(userMessage('Lisbon', { taskId: task.id }));
+    expect(describeEvents(await events)).toEqual(['task:input-required', 'status:working', 'artifact', 'status:completed']);
+  });
+
   it('gives each of several subscribers every event in the same order', async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));

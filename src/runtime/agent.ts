@@ -113,10 +113,13 @@ export class Agent {
     return cloneTask(live.task);
   }
 
-  /** The task now, then its events until it ends or asks for input. */
+  /**
+   * The task now, then its events until it ends: a subscription stays open while the task waits
+   * for input, and sees it go on once the requester answers (A2A §3.1.6).
+   */
   async subscribe(id: string, access: TaskAccess = {}): Promise<AsyncIterable<TaskEvent>> {
     const live = this.liveTask(id, access);
-    if (live !== undefined && !isTerminal(live.task.status.state)) return live.follow();
+    if (live !== undefined && !isTerminal(live.task.status.state)) return live.follow(isTerminal);
     const task = live?.task ?? (await this.store.get(id, access.owner));
     if (task === undefined) throw taskNotFound(id);
     throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${task.status.state}; there is nothing to follow`, { task: id });

@@ -6,7 +6,7 @@
 //                                              └─ fails: report, retry with the newest state
 
 import { LiteError } from '../errors.js';
-import { isSettled } from '../protocol/states.js';
+import { isSettled, type TaskState } from '../protocol/states.js';
 import type { TaskStore } from '../store/task-store.js';
 import { EventQueue } from './event-queue.js';
 import { LazyAbort } from './lazy-abort.js';
@@ -124,15 +124,18 @@ export class LiveTask {
     if (this.waiters.length > 0 && isSettled(this.task.status.state)) for (const resolve of this.waiters.splice(0)) resolve();
   }
 
-  /** The task now, then each event, ending after a final or interrupted state. */
-  follow(): AsyncIterable<TaskEvent> {
+  /**
+   * The task now, then each event, ending after a state `endsAt` accepts: a send's stream ends
+   * where the task ends or asks for input (the default), a subscription only where it ends.
+   */
+  follow(endsAt: (state: TaskState) => boolean = isSettled): AsyncIterable<TaskEvent> {
     const queue = new EventQueue<TaskEvent>(() => this.listeners.delete(listener));
     const listener = (event: TaskEvent): void => {
       queue.push(event);
-      if (event.kind === 'status' && isSettled(event.status.state)) queue.end();
+      if (event.kind === 'status' && endsAt(event.status.state)) queue.end();
     };
     queue.push({ kind: 'task', task: cloneTask(this.task) });
-    if (isSettled(this.task.status.state)) queue.end();
+    if (endsAt(this.task.status.state)) queue.end();
     else this.listeners.add(listener);
     return queue;
   }

@@ -14,6 +14,11 @@ export interface SdkSession {
 export interface SdkClientSuiteOptions {
   /** The transport has tasks/list (A2A 0.3 had none over JSON-RPC). */
   lists: boolean;
+  /**
+   * A subscription stays open while the task waits for input (1.0, §3.1.6); 0.3 streams end at
+   * the `final` update the input-required status is.
+   */
+  subscribesThroughInput: boolean;
 }
 
 /**
@@ -53,7 +58,7 @@ const stateOf = (task: Task) => TaskState[task.status!.state];
  *
  * @example
  * const session = sdkSession((server) => jsonRpcClient(server.url));
- * describe('the SDK client over JSON-RPC', () => sdkClientSuite(session, { lists: true }));
+ * describe('the SDK client over JSON-RPC', () => sdkClientSuite(session, { lists: true, subscribesThroughInput: true }));
  */
 export function sdkClientSuite(session: SdkSession, options: SdkClientSuiteOptions): void {
   it('sends a blocking message and gets the completed task', async () => {
@@ -158,6 +163,23 @@ export function sdkClientSuite(session: SdkSession, options: SdkClientSuiteOptio
     await pause(50);
     session.server.release();
     expect(await follow).toEqual(['task:TASK_STATE_WORKING', 'artifact:{"$case":"text","value":"echo: wait a bit"}', 'status:TASK_STATE_COMPLETED']);
+  });
+
+  it(`${options.subscribesThroughInput ? 'keeps a resubscription to a task waiting for input open, and sees it end after the answer' : 'ends a resubscription to a task waiting for input with its final update'}`, async () => {
+    const asked = asTask(await send(session.client, 'ask me'));
+    expect(stateOf(asked)).toBe('TASK_STATE_INPUT_REQUIRED');
+    const follow = describeStream(session.client.resubscribeTask({ tenant: '', id: asked.id }));
+    await pause(50);
+    const answered = asTask(await send(session.client, 'last week', asked.id));
+    expect(stateOf(answered)).toBe('TASK_STATE_COMPLETED');
+    const seen = await follow;
+    expect(seen[0]).toBe('task:TASK_STATE_INPUT_REQUIRED');
+    if (options.subscribesThroughInput) {
+      expect(seen.at(-1)).toBe('status:TASK_STATE_COMPLETED');
+      expect(seen).toContain('status:TASK_STATE_WORKING');
+    } else {
+      expect(seen.at(-1)).toBe('status:TASK_STATE_INPUT_REQUIRED');
+    }
   });
 
   it('refuses to resubscribe to an ended task', async () => {

@@ -11,5 +11,5 @@ describe('the @a2a-js/sdk 1.0 client against a2a-lite', () => {
     expect(session.client.protocolVersion).toBe('1.0');
   });
 
-  sdkClientSuite(session, { lists: true });
+  sdkClientSuite(session, { lists: true, subscribesThroughInput: true });
 });

@@ -34,7 +34,7 @@ describe('the @a2a-js/sdk 1.0 client over REST against a2a-lite', () => {
     expect(textOf(task)).toEqual({ $case: 'text', value: 'echo: preferred' });
   });
 
-  sdkClientSuite(session, { lists: true });
+  sdkClientSuite(session, { lists: true, subscribesThroughInput: true });
 
   it('sends each call to the path the HTTP+JSON binding names', async () => {
     const { client, server } = session;

@@ -78,5 +78,7 @@ function eventsV03(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
   };
   const closing = (): Json | undefined =>
     last?.kind === 'task' && isSettled(last.task.status.state) ? statusUpdateToV03(last.task.id, last.task.contextId, last.task.status) : undefined;
-  return mapEvents(events, toV03, { onEnd: closing });
+  // 0.3 has no way to keep a stream open past a `final` update: it ends where the task waits.
+  const settles = (event: TaskEvent): boolean => (event.kind === 'status' && isSettled(event.status.state)) || (event.kind === 'task' && isSettled(event.task.status.state));
+  return mapEvents(events, toV03, { onEnd: closing, endsWith: settles });
 }

@@ -3,13 +3,15 @@
 // `return()` waits until the pending `await` of the source settles, which for a quiet task is
 // its next event, and until then the task keeps the subscriber of a client long gone.
 
-export interface MapEventsOptions<U> {
+export interface MapEventsOptions<U, T = unknown> {
   /** Turns a failure of the source or of `fn` into one last event; without it the failure is thrown. */
   onError?: (error: unknown) => U;
   /** One last event after the source ends (not after `return()`), if it gives one. */
   onEnd?: () => U | undefined;
   /** Closes the stream when it fires, as `return()` does. */
   signal?: AbortSignal;
+  /** True for the source event after which the stream ends (the source is closed, `onEnd` runs). */
+  endsWith?: (event: T) => boolean;
 }
 
 /**
@@ -21,12 +23,13 @@ export interface MapEventsOptions<U> {
  *   onError: (error) => `event: error\n${sseEvent(errorBody(error))}`,
  * });
  */
-export function mapEvents<T, U>(source: AsyncIterable<T>, fn: (event: T) => U, options: MapEventsOptions<U> = {}): AsyncIterable<U> {
+export function mapEvents<T, U>(source: AsyncIterable<T>, fn: (event: T) => U, options: MapEventsOptions<U, T> = {}): AsyncIterable<U> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<U> {
       const events = source[Symbol.asyncIterator]();
-      const { onError, onEnd, signal } = options;
+      const { onError, onEnd, signal, endsWith } = options;
       let finished = false;
+      let ending = false;
       const settle = (): void => {
         finished = true;
         signal?.removeEventListener('abort', stop);
@@ -44,6 +47,11 @@ export function mapEvents<T, U>(source: AsyncIterable<T>, fn: (event: T) => U, o
       return {
         async next() {
           if (finished) return DONE;
+          if (ending) {
+            await close();
+            const tail = onEnd?.();
+            return tail === undefined ? DONE : { value: tail, done: false };
+          }
           let next: IteratorResult<T>;
           try {
             next = await events.next();
@@ -61,7 +69,9 @@ export function mapEvents<T, U>(source: AsyncIterable<T>, fn: (event: T) => U, o
             return tail === undefined ? DONE : { value: tail, done: false };
           }
           try {
-            return { value: fn(next.value), done: false };
+            const value = fn(next.value);
+            if (endsWith?.(next.value) === true) ending = true;
+            return { value, done: false };
           } catch (error) {
             // As `for await` does when its body throws: the source is closed, then the error goes on.
             await close();
