@@ -7,7 +7,7 @@ import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire/v03.js';
 import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
-import { notA2A, peerError, read } from './peer-errors.js';
+import { httpError, notA2A, peerError, read } from './peer-errors.js';
 import type { SendOptions, SendResult, Transport } from './transport.js';
 
 interface RpcDialect {
@@ -73,6 +73,25 @@ export class JsonRpc implements Transport {
     return this.events(this.dialect.methods.subscribe, { id }, signal);
   }
 
+  /**
+   * The JSON-RPC answer in `response`. An HTTP error whose body is no JSON-RPC response (a proxy's
+   * page, a framework's `{"error": "Bad Request"}`) is reported with its status and words.
+   */
+  private async reply(response: Response): Promise<unknown> {
+    const text = await this.http.text(response);
+    if (response.status >= 400) {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw httpError(this.target, response.status, text);
+      }
+      const isRpc = typeof body === 'object' && body !== null && (body as Record<string, unknown>).jsonrpc === '2.0' && typeof (body as Record<string, unknown>).error === 'object';
+      if (!isRpc) throw httpError(this.target, response.status, text);
+    }
+    return parseJson(text, this.target);
+  }
+
   private request(method: string, params: Record<string, unknown>): { id: number; body: string } {
     const id = (this.counter += 1);
     // A 1.0 interface that names a tenant gets it in every request (spec 1.0, §8.3).
@@ -83,8 +102,7 @@ export class JsonRpc implements Transport {
   private async call(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<unknown> {
     const { id, body } = this.request(method, params);
     const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'application/json' }, signal, false, timeoutMs);
-    const reply = await this.http.json(response);
-    return rpcResult(reply, id, this.target);
+    return rpcResult(await this.reply(response), id, this.target, response.status);
   }
 
   private async *events(method: string, params: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TaskEvent> {
@@ -92,7 +110,7 @@ export class JsonRpc implements Transport {
     const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'text/event-stream' }, signal, true);
     if (!isEventStream(response)) {
       // An error comes as one JSON-RPC response instead of a stream.
-      rpcResult(await this.http.json(response), id, this.target);
+      rpcResult(await this.reply(response), id, this.target, response.status);
       throw notA2A(this.target, `${method} answered with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`);
     }
     for await (const event of this.http.sse(response)) {
@@ -103,10 +121,10 @@ export class JsonRpc implements Transport {
 }
 
 /** The result of a JSON-RPC response, or its error as a LiteError. */
-function rpcResult(reply: unknown, id: number, target: RemoteInterface): unknown {
+function rpcResult(reply: unknown, id: number, target: RemoteInterface, httpStatus?: number): unknown {
   if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) throw notA2A(target, 'the answer is not a JSON-RPC response object');
   const response = reply as Record<string, unknown>;
-  if (response.error !== undefined) throw peerError(response.error, target);
+  if (response.error !== undefined) throw peerError(response.error, target, httpStatus !== undefined && httpStatus >= 400 ? httpStatus : undefined);
   if (!('result' in response)) throw notA2A(target, 'the JSON-RPC response has neither result nor error');
   if (response.id !== id && response.id !== String(id)) throw notA2A(target, `the JSON-RPC response answers request ${JSON.stringify(response.id)}, not ${id}`);
   return response.result;

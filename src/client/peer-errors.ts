@@ -18,7 +18,9 @@ export function peerError(error: unknown, target: RemoteInterface, httpStatus?: 
   const object = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
   const code = typeof object.code === 'number' ? object.code : httpStatus;
   const status = typeof object.status === 'string' ? object.status : '';
-  const message = typeof object.message === 'string' ? object.message.slice(0, 500) : `error ${String(code)}`;
+  // Not every agent's error is the spec's object: a bare string, or an object without message.
+  const said = typeof error === 'string' ? error : typeof object.message === 'string' ? object.message : undefined;
+  const message = said !== undefined ? said.slice(0, 500) : code !== undefined ? `error ${code}` : `an error without a message (${JSON.stringify(error)?.slice(0, 200) ?? 'nothing'})`;
   const reason = reasonOf(object.details);
   const details = { url: target.url, code, status: status || undefined, reason };
   const known = codeOfPeerError(TAKEN_AS_THEIR_OWN, code, reason);
@@ -34,6 +36,26 @@ function reasonOf(details: unknown): string | undefined {
     if (typeof detail === 'object' && detail !== null && typeof (detail as { reason?: unknown }).reason === 'string') return (detail as { reason: string }).reason;
   }
   return undefined;
+}
+
+/**
+ * An HTTP error status whose body is not the binding's error: the status, and what the body
+ * says (its `message`, `error`, `detail` or `title`, or the start of its text).
+ */
+export function httpError(target: RemoteInterface, status: number, text: string): LiteError {
+  let said: string | undefined;
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (typeof body === 'string') said = body;
+    else if (typeof body === 'object' && body !== null) {
+      const object = body as Record<string, unknown>;
+      const nested = typeof object.error === 'object' && object.error !== null ? (object.error as Record<string, unknown>).message : undefined;
+      said = [object.message, nested, object.error, object.detail, object.title].find((v): v is string => typeof v === 'string');
+    }
+  } catch {
+    said = text.trim() === '' ? undefined : text.trim().replace(/\s+/g, ' ').slice(0, 200);
+  }
+  return new LiteError('PEER_ERROR', `the agent at ${target.url} answered HTTP ${status}${said === undefined ? '' : `: ${said.slice(0, 500)}`}`, { url: target.url, status });
 }
 
 export function notA2A(target: RemoteInterface, problem: string): LiteError {
