@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import { liteAnswerOf, liteStateOf } from '../lite/answer.js';
-import { resultMessage, statusMessage } from '../lite/task-text.js';
-import { textOf, type Task, type TaskEvent } from '../model/task.js';
+import { resultMessage, statusMessage, wordsOf } from '../lite/task-text.js';
+import type { Task, TaskEvent } from '../model/task.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { fileParts, saveFiles, type SavedFile } from './downloads.js';
@@ -59,7 +59,7 @@ export class RemoteRecord {
       message = resultMessage(task.id, task.status, task.artifacts, this.files.map((f) => f.name));
     } else {
       const status = event.kind === 'status' ? event.status : task.status;
-      message = statusMessage(task.id, status, event.kind === 'message' ? textOf(event.message) : undefined);
+      message = statusMessage(task.id, status, event.kind === 'message' ? wordsOf(event.message) : undefined);
     }
     this.record(message);
     this.messages.push(message);
@@ -91,5 +91,5 @@ export class RemoteRecord {
 }
 
 function messageText(event: Extract<TaskEvent, { kind: 'message' }>): string {
-  return event.message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('\n\n');
+  return wordsOf(event.message);
 }

@@ -68,3 +68,15 @@ describe('a task as A2A-Lite text', () => {
     expect(fileNames(artifacts)).toEqual(['a b.md', 'file-2']);
   });
 });
+
+describe('a question in a data part', () => {
+  it('is said as indented JSON after the words, so a user sees it without --json', () => {
+    const status = {
+      state: 'input-required' as const,
+      timestamp: '2026-11-23T10:00:00Z',
+      message: { messageId: 'm1', role: 'agent' as const, parts: [{ kind: 'text' as const, text: 'Fill this in:' }, { kind: 'data' as const, data: { city: null, dates: ['from', 'to'] } }] },
+    };
+    expect(statusMessage('t-1', status).body).toBe('Fill this in:\n\n{\n  "city": null,\n  "dates": [\n    "from",\n    "to"\n  ]\n}');
+    expect(resultMessage('t-1', { ...status, state: 'failed' }, [], []).body).toContain('"city": null');
+  });
+});

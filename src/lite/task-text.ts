@@ -4,7 +4,7 @@
 
 import type { TaskState, WireState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
-import { textOf, type Artifact, type TaskStatus } from '../model/task.js';
+import type { Artifact, TaskMessage, TaskStatus } from '../model/task.js';
 
 /** The lite state for a task state: `submitted` is never said on the wire; the agent has the task (accepted). */
 export function liteState(state: TaskState): WireState {
@@ -18,7 +18,7 @@ export function liteState(state: TaskState): WireState {
  * @example
  * statusMessage('research-001', { state: 'working', timestamp, message }) // params { task, state: 'working', progress: '50%' }
  */
-export function statusMessage(taskId: string, status: TaskStatus, body = textOf(status.message)): Message {
+export function statusMessage(taskId: string, status: TaskStatus, body = wordsOf(status.message)): Message {
   const params: Record<string, string> = { task: taskId, state: liteState(status.state) };
   const lite = status.message?.metadata?.a2aLite as { progress?: unknown; eta?: unknown } | undefined;
   const progress = percent(lite?.progress);
@@ -36,9 +36,19 @@ export function statusMessage(taskId: string, status: TaskStatus, body = textOf(
 export function resultMessage(taskId: string, status: TaskStatus, artifacts: readonly Artifact[], attachments: readonly string[], fallback = ''): Message {
   const state = liteState(status.state);
   const texts = artifactText(artifacts);
-  const words = textOf(status.message);
+  const words = wordsOf(status.message);
   const body = (state === 'completed' ? texts || words : words || texts) || fallback;
   return { type: 'result', params: { task: taskId, state }, body, attachments: [...attachments] };
+}
+
+/**
+ * What a message says: its text parts, and its data parts as indented JSON (an agent may ask its
+ * question as a form in a data part), apart by blank lines.
+ */
+export function wordsOf(message: TaskMessage | undefined): string {
+  if (message === undefined) return '';
+  const pieces = message.parts.flatMap((part) => (part.kind === 'text' ? [part.text] : part.kind === 'data' ? [JSON.stringify(part.data, null, 2) ?? ''] : []));
+  return pieces.filter((piece) => piece !== '').join('\n\n');
 }
 
 /**
