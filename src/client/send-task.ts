@@ -19,6 +19,12 @@ import { RemoteRecord, type Taken } from './remote-record.js';
 import { sendAndFollow, type Outcome } from './remote-task.js';
 import { newMessageId } from './transport.js';
 
+/** How long an abort waits for the agent to answer its cancel before it stops following. */
+const CANCEL_WAIT_MS = 10_000;
+
+/** How often a refused cancel is followed by a look at the task. */
+const LOOKUPS = 4;
+
 /** The most one attached file may hold. */
 export const MAX_ATTACHMENT = 32 * 1024 * 1024;
 
@@ -110,7 +116,31 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   if (request.skill) outgoing.params.skill = request.skill;
   let recorded = false;
   let current: Task | undefined;
-  const signal = request.signal ?? new AbortController().signal;
+  // An abort cancels the task at the agent first, and stops following only once the agent has
+  // answered (or after CANCEL_WAIT_MS): an agent that cancels when its stream is closed would
+  // otherwise refuse the cancel of a task it had just cancelled.
+  const outer = request.signal ?? new AbortController().signal;
+  const following = new AbortController();
+  const signal = following.signal;
+  let cancelled: Promise<Task | Error> | undefined;
+  const onAbort = (): void => {
+    if (current === undefined) {
+      following.abort(outer.reason);
+      return;
+    }
+    listener.onNote?.(`interrupted: cancelling task ${current.id} at the agent`);
+    cancelled = transport.cancelTask(current.id).then(
+      (task) => task,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    const stop = setTimeout(() => following.abort(outer.reason), CANCEL_WAIT_MS);
+    void cancelled.then(() => {
+      clearTimeout(stop);
+      following.abort(outer.reason);
+    });
+  };
+  if (outer.aborted) following.abort(outer.reason);
+  else outer.addEventListener('abort', onAbort, { once: true });
   const follow = (what: TaskMessage): Promise<Outcome> =>
     sendAndFollow(transport, what, {
       stream: request.stream !== false && peer.access.streaming,
@@ -141,13 +171,15 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
       outcome = await follow({ ...rest, referenceTaskIds: [ended] });
     }
   } catch (error) {
-    if (signal.aborted) return cancelAfterAbort(transport, current, record, peer, listener);
+    outer.removeEventListener('abort', onAbort);
+    if (signal.aborted) return afterAbort(transport, current, cancelled, record, peer, listener);
     // The wait ran out while the task goes on: where it stands is an answer too.
     if (current !== undefined && isLiteError(error, 'PEER_UNREACHABLE') && (error.details as { deadline?: boolean } | undefined)?.deadline === true) {
       return { peer, task: current, state: record.stateOf(current), record, files: record.files, timedOut: error };
     }
     throw error;
   }
+  outer.removeEventListener('abort', onAbort);
   try {
     markAnswered(stores.agents, peer);
   } catch {
@@ -157,8 +189,18 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   return { peer, task, state: task === undefined ? undefined : record.stateOf(task), record, files: record.files };
 }
 
-/** After an abort: cancel the task at the agent and record where it stands. */
-async function cancelAfterAbort(transport: ReturnType<typeof transportFor>, task: Task | undefined, record: RemoteRecord, peer: Peer, listener: SendListener): Promise<SendResult> {
+/**
+ * After an abort: where the cancel left the task. A refused cancel is looked up: the agent may
+ * have cancelled the task already (some do when a stream closes) and says "not cancelable".
+ */
+async function afterAbort(
+  transport: ReturnType<typeof transportFor>,
+  task: Task | undefined,
+  cancelled: Promise<Task | Error> | undefined,
+  record: RemoteRecord,
+  peer: Peer,
+  listener: SendListener,
+): Promise<SendResult> {
   const result = (seen: Task | undefined, interrupted: SendResult['interrupted']): SendResult => ({
     peer,
     task: seen,
@@ -167,17 +209,34 @@ async function cancelAfterAbort(transport: ReturnType<typeof transportFor>, task
     files: record.files,
     ...(interrupted ? { interrupted } : {}),
   });
-  if (task === undefined) return result(undefined, { cancelled: false, error: 'interrupted before the agent named a task; nothing to cancel' });
-  listener.onNote?.(`interrupted: cancelling task ${task.id} at the agent`);
-  try {
-    const ended = await transport.cancelTask(task.id);
-    const taken = record.take({ kind: 'task', task: ended }, ended);
-    listener.onEvent?.({ kind: 'task', task: ended }, ended, taken);
+  if (task === undefined || cancelled === undefined) return result(task, { cancelled: false, error: 'interrupted before the agent named a task; nothing to cancel' });
+  const show = (seen: Task): void => {
+    // The stream may have brought the end already, before it was closed.
+    const last = record.messages.at(-1);
+    if (last?.type === 'result' && last.params.state === seen.status.state) return;
+    const taken = record.take({ kind: 'task', task: seen }, seen);
+    listener.onEvent?.({ kind: 'task', task: seen }, seen, taken);
+  };
+  const answer = await cancelled;
+  if (!(answer instanceof Error)) {
+    show(answer);
     // The agent may still be winding the task down.
-    return result(ended, { cancelled: isTerminal(ended.status.state) });
-  } catch (error) {
-    return result(task, { cancelled: false, error: `the agent did not cancel task ${task.id}: ${error instanceof Error ? error.message : String(error)}` });
+    return result(answer, { cancelled: isTerminal(answer.status.state) });
   }
+  // Asked a few times: the agent may learn of the closed stream just after the refusal.
+  for (let attempt = 0; attempt < LOOKUPS; attempt += 1) {
+    try {
+      const now = await transport.getTask(task.id);
+      if (isTerminal(now.status.state)) {
+        show(now);
+        return result(now, { cancelled: true });
+      }
+    } catch {
+      break; // The refusal is the news.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return result(task, { cancelled: false, error: `the agent did not cancel task ${task.id}: ${answer.message}` });
 }
 
 /**
