@@ -117,3 +117,25 @@ describe('a trailing slash', () => {
     expect((await handle(request(call('GetTask', { id: task.id }), undefined, '/jsonrpc/x/'))).status).toBe(404);
   });
 });
+
+describe('the card’s validators (§8.6.1)', () => {
+  it('sends an ETag and Last-Modified, and 304 with no body to a client that holds this version', async () => {
+    const card = await handle(request('', {}, '/.well-known/agent-card.json', 'GET'));
+    expect(card.status).toBe(200);
+    const etag = card.headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]{32}"$/);
+    expect(new Date(card.headers['last-modified'] as string).getTime()).toBeLessThanOrEqual(Date.now());
+    for (const held of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const again = await handle(request('', { 'if-none-match': held }, '/.well-known/agent-card.json', 'GET'));
+      expect(again.status, held).toBe(304);
+      expect('body' in again ? again.body : 'stream').toBe('');
+      expect(again.headers.etag).toBe(etag);
+    }
+    expect((await handle(request('', { 'if-none-match': '"stale"' }, '/.well-known/agent-card.json', 'GET'))).status).toBe(200);
+    const later = new Date(Date.now() + 60_000).toUTCString();
+    expect((await handle(request('', { 'if-modified-since': later }, '/.well-known/agent-card.json', 'GET'))).status).toBe(304);
+    expect((await handle(request('', { 'if-modified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' }, '/.well-known/agent-card.json', 'GET'))).status).toBe(200);
+    // If-None-Match wins over If-Modified-Since.
+    expect((await handle(request('', { 'if-none-match': '"stale"', 'if-modified-since': later }, '/.well-known/agent-card.json', 'GET'))).status).toBe(200);
+  });
+});

@@ -2,6 +2,7 @@
 // routes (rest-v1.ts); reads the JSON-RPC envelope, picks its version (1.0 or 0.3), and turns
 // results, streams and errors into responses. No framework, no sockets: see serve/ for those.
 
+import { createHash } from 'node:crypto';
 import type { LiteCard } from '../../card/types.js';
 import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
@@ -42,6 +43,21 @@ const RPC_PATHS = new Set([JSONRPC_PATH, '/']);
 const V1_HEADER = /^1\.0(\.\d+)?$/;
 const V03_HEADER = /^0\.3(\.\d+)?$/;
 
+/**
+ * The card with its validators (§8.6.1): a strong ETag of its bytes and Last-Modified; a client
+ * that already holds this version (If-None-Match, else If-Modified-Since) gets 304 and no body.
+ */
+function cardResponse(request: HttpRequest, agentCard: unknown, since: Date): HttpResponse {
+  const body = JSON.stringify(agentCard);
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  const headers = { 'cache-control': 'public, max-age=300', etag, 'last-modified': since.toUTCString() };
+  const match = request.headers['if-none-match'];
+  const modifiedSince = Date.parse(request.headers['if-modified-since'] ?? '');
+  const fresh = match !== undefined ? match.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag) : !Number.isNaN(modifiedSince) && modifiedSince >= since.getTime();
+  if (fresh) return { status: 304, headers, body: '' };
+  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body };
+}
+
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const card = options.card ?? options.agent.card;
   const baseUrl = typeof options.baseUrl === 'function' ? options.baseUrl : () => options.baseUrl as string;
@@ -49,6 +65,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const security = authEnabled(auth)
     ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
     : undefined;
+  // The card is fixed for the handler's life: it was last modified when the handler was made.
+  const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const handle = withAuth(async (request, principal) => {
     if (CARD_PATHS.has(request.path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
@@ -59,7 +77,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         pushNotifications: options.push !== undefined,
         ...(security === undefined ? {} : { security }),
       });
-      return json(200, agentCard, { 'cache-control': 'public, max-age=300' });
+      return cardResponse(request, agentCard, since);
     }
     const context: MethodContext = {};
     if (options.push !== undefined) context.push = options.push;
