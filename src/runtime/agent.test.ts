@@ -184,6 +184,31 @@ describe('the agent runtime', () => {
     expect(describeEvents(await events)).toEqual(['task:input-required', 'status:working', 'artifact', 'status:completed']);
   });
 
+  it('sends artifacts while working, one of them in chunks, and says the final words on the status', async () => {
+    const agent = agentWith(async (_task, ctx) => {
+      await ctx.status('working');
+      await ctx.artifact({ text: 'first findings', name: 'notes' });
+      const id = await ctx.artifact({ text: 'chunk one, ', name: 'draft', lastChunk: false });
+      await ctx.artifact({ id, text: 'chunk two', append: true, lastChunk: true });
+      await ctx.complete({ text: 'the report', message: 'All done: three findings.' });
+    });
+    const events = await collect(await agent.stream(userMessage('x')));
+    const artifacts = events.flatMap((e) => (e.kind === 'artifact' ? [[e.artifact.name ?? '', e.append, e.lastChunk, e.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')]] : []));
+    expect(artifacts).toEqual([
+      ['notes', false, true, 'first findings'],
+      ['draft', false, false, 'chunk one, '],
+      ['', true, true, 'chunk two'],
+      ['result', false, true, 'the report'],
+    ]);
+    const done = events.at(-1);
+    expect(done?.kind === 'status' && done.status.message?.parts).toEqual([{ kind: 'text', text: 'All done: three findings.' }]);
+    const task = await agent.getTask(events[0]?.kind === 'task' ? events[0].task.id : '');
+    expect(task.artifacts.map((a) => [a.name, a.parts.length])).toEqual([['notes', 1], ['draft', 2], ['result', 1]]);
+    // A chunk that names no artifact is the handler's mistake: the task fails with the reason.
+    const broken = await agentWith(async (_t, ctx) => void (await ctx.artifact({ text: 'x', append: true }))).send(userMessage('y'));
+    expect(broken.status.state).toBe('failed');
+  });
+
   it('gives each of several subscribers every event in the same order', async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));

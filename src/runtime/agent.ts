@@ -19,7 +19,7 @@ import type { AgentOptions, SendOptions, TaskAccess, TaskObserver } from './agen
 import { isoClock } from './clock.js';
 import { LiveTask, endOfTurn, type SaveContext } from './live-task.js';
 import { Observers } from './observers.js';
-import { agentMessage, incomingTask, taskContext, type IncomingTask, type TaskActions } from './task-context.js';
+import { agentMessage, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
@@ -52,7 +52,7 @@ export class Agent {
     this.actions = {
       newId: () => this.newId(),
       setStatus: (live, state, message) => this.setStatus(live, state, message),
-      addArtifact: (live, artifact) => this.addArtifact(live, artifact),
+      addArtifact: (live, artifact, chunk) => this.addArtifact(live, artifact, chunk),
     };
   }
 
@@ -276,12 +276,15 @@ export class Agent {
     live.wakeIfPaused();
   }
 
-  private addArtifact(live: LiveTask, artifact: Artifact): void {
-    live.task.artifacts.push(artifact);
+  /** Adds an artifact, or with `append` more parts of one already sent; tells everyone and saves. */
+  private addArtifact(live: LiveTask, artifact: Artifact, chunk: ArtifactChunk = {}): void {
+    const known = chunk.append ? live.task.artifacts.find((a) => a.artifactId === artifact.artifactId) : undefined;
+    if (known !== undefined) known.parts.push(...artifact.parts);
+    else live.task.artifacts.push(artifact);
     // The event's copy of the artifact is made only for someone who will read it.
-    if (live.hasListeners || this.observers.size > 0) {
-      this.emit(live, { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, artifact: structuredClone(artifact), append: false, lastChunk: true });
-    }
+    const event = { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true } as const;
+    if (live.hasListeners || this.observers.size > 0) this.emit(live, { ...event, artifact: structuredClone(artifact) });
+    if (!isTerminal(live.task.status.state)) live.persist();
   }
 
   private reportError(error: unknown, what: string): void {

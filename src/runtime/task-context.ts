@@ -39,10 +39,34 @@ export interface TaskContext {
   status(state: Exclude<WireState, 'completed' | 'failed' | 'cancelled' | 'rejected'>, options?: StatusOptions): Promise<void>;
   /** Asks the requester a question (input-required) and resolves with their reply. */
   ask(question: string): Promise<TaskMessage>;
-  /** Ends the task as completed, with its result as an artifact. */
-  complete(result?: { text?: string; files?: ResultFile[]; data?: unknown; name?: string }): Promise<void>;
+  /**
+   * Sends an artifact while the task works (any number of them), or a chunk of one: give the id
+   * the first chunk returned and `append: true` for each next, and `lastChunk: true` on the last.
+   * Resolves with the artifact's id once it is saved.
+   */
+  artifact(content: ArtifactContent & { id?: string; append?: boolean; lastChunk?: boolean }): Promise<string>;
+  /**
+   * Ends the task as completed, with its result as an artifact (named `result` unless `name`
+   * says otherwise), and `message` as the words of the final status, for clients that read only
+   * the status.
+   */
+  complete(result?: ArtifactContent & { message?: string }): Promise<void>;
   fail(reason: string): Promise<void>;
   reject(reason: string): Promise<void>;
+}
+
+/** What an artifact holds: text, files and data, each optional. */
+export interface ArtifactContent {
+  text?: string;
+  files?: ResultFile[];
+  data?: unknown;
+  name?: string;
+}
+
+/** How an artifact event relates to the artifact: more parts of one already sent, the last of it. */
+export interface ArtifactChunk {
+  append?: boolean;
+  lastChunk?: boolean;
 }
 
 export interface StatusOptions {
@@ -56,8 +80,8 @@ export interface TaskActions {
   newId(): string;
   /** Moves the task to `state`, or throws ILLEGAL_TRANSITION; tells everyone and saves. */
   setStatus(live: LiveTask, state: WireState, message?: TaskMessage): void;
-  /** Adds an artifact to the task and tells everyone. */
-  addArtifact(live: LiveTask, artifact: Artifact): void;
+  /** Adds an artifact to the task (or, with `append`, parts to one it has) and tells everyone. */
+  addArtifact(live: LiveTask, artifact: Artifact, chunk?: ArtifactChunk): void;
 }
 
 /** What the handler of a new task receives, from the first message of the task. */
@@ -103,11 +127,24 @@ export function taskContext(live: LiveTask, actions: TaskActions): TaskContext {
       actions.setStatus(live, 'input-required', agentMessage(task, question, actions.newId()));
       return answer;
     },
+    artifact: async (content) => {
+      guard();
+      const parts = resultParts(content);
+      if (parts.length === 0) throw new LiteError('INVALID_PARAMS', 'an artifact needs text, a file or data');
+      if (content.append === true && content.id === undefined) throw new LiteError('INVALID_PARAMS', 'a chunk to append names the artifact it belongs to (id)');
+      const artifactId = content.id ?? actions.newId();
+      const artifact: Artifact = { artifactId, parts };
+      if (content.name !== undefined) artifact.name = content.name;
+      actions.addArtifact(live, artifact, { append: content.append === true, lastChunk: content.lastChunk ?? content.append !== true });
+      await live.saving;
+      return artifactId;
+    },
     complete: async (result = {}) => {
       guard();
       const parts = resultParts(result);
       if (parts.length > 0) actions.addArtifact(live, { artifactId: actions.newId(), name: result.name ?? 'result', parts });
-      actions.setStatus(live, 'completed');
+      const words = result.message ?? '';
+      actions.setStatus(live, 'completed', words === '' ? undefined : agentMessage(task, words, actions.newId()));
       await live.saving;
     },
     fail: async (reason) => {

@@ -19,6 +19,12 @@ export async function startLiteServer(): Promise<LiteServer> {
         const answer = await ctx.ask('which time range?');
         return `research over ${answer.parts[0]?.kind === 'text' ? answer.parts[0].text : '?'}`;
       }
+      if (task.text.startsWith('chunks')) {
+        const id = await ctx.artifact({ text: 'one ', name: 'draft', lastChunk: false });
+        await ctx.artifact({ id, text: 'two', append: true, lastChunk: true });
+        await ctx.complete({ message: 'drafted in two chunks' });
+        return undefined;
+      }
       if (task.text.startsWith('wait')) {
         await Promise.race([gate, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))]);
         if (ctx.signal.aborted) return undefined;

@@ -182,6 +182,21 @@ export function sdkClientSuite(session: SdkSession, options: SdkClientSuiteOptio
     }
   });
 
+  it('receives an artifact in chunks and the final words on the status', async () => {
+    const chunks: [unknown, boolean, boolean][] = [];
+    let final: unknown;
+    for await (const event of session.client.sendMessageStream(sendRequest(userMessage('chunks please')))) {
+      const payload = event.payload;
+      if (payload?.$case === 'artifactUpdate') chunks.push([payload.value.artifact?.parts[0]?.content, payload.value.append, payload.value.lastChunk]);
+      if (payload?.$case === 'statusUpdate') final = payload.value.status?.message?.parts[0]?.content;
+    }
+    expect(chunks).toEqual([
+      [{ $case: 'text', value: 'one ' }, false, false],
+      [{ $case: 'text', value: 'two' }, true, true],
+    ]);
+    expect(final).toEqual({ $case: 'text', value: 'drafted in two chunks' });
+  });
+
   it('refuses to resubscribe to an ended task', async () => {
     const ended = asTask(await send(session.client, 'over'));
     await expect(describeStream(session.client.resubscribeTask({ tenant: '', id: ended.id }))).rejects.toMatchObject({ name: 'UnsupportedOperationError' });
