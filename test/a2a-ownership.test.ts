@@ -56,8 +56,12 @@ interface Answer {
 
 async function answerOf(response: HttpResponse): Promise<Answer> {
   if ('body' in response) return { status: response.status, body: response.body === '' ? {} : (JSON.parse(response.body) as Json) };
-  // A stream that began: read it to its end, so that nothing is left following the task.
-  for await (const chunk of response.events) void chunk;
+  // A stream that began: its first event, then closed, so that nothing is left following the
+  // task (a subscription to a task that waits for input stays open until the task ends).
+  for await (const chunk of response.events) {
+    void chunk;
+    break;
+  }
   return { status: response.status, stream: true };
 }
 

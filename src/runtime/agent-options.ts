@@ -1,6 +1,7 @@
 // What an agent is made with and what its callers pass: the handler and store it runs on, who is
 // asking for a task, how a send waits, and the observers told of every task event.
 
+import type { DirectReply, IncomingMessage } from './direct-answer.js';
 import type { LiteCard } from '../card/types.js';
 import type { Task, TaskEvent } from '../model/task.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -10,6 +11,11 @@ export interface AgentOptions {
   card: LiteCard;
   store?: TaskStore;
   onTask(task: IncomingTask, context: TaskContext): unknown;
+  /**
+   * Optional: answers a new message at once, with a Message and no task (A2A §3.1.1), when it
+   * returns words or a reply; returning undefined lets the message start a task for `onTask`.
+   */
+  onMessage?(message: IncomingMessage): DirectReply | undefined | Promise<DirectReply | undefined>;
   now?: () => Date;
   /** Makes task, context, message and artifact ids (default: UUIDv7, time-ordered). */
   newId?: () => string;

@@ -12,21 +12,19 @@
 import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
 import { isSettled, isTerminal, mayChange, type WireState } from '../protocol/states.js';
-import { jsonDepth } from '../json-depth.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { uuidv7 } from '../model/ids.js';
 import type { AgentOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
 import { isoClock } from './clock.js';
 import { LiveTask, endOfTurn, type SaveContext } from './live-task.js';
 import { Observers } from './observers.js';
+import { checkRequesterMessage, directAnswer } from './direct-answer.js';
 import { agentMessage, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
 export type { AgentOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
-
-/** Messages nest no deeper than this; deeper input is refused before anything copies it. */
-const MAX_MESSAGE_DEPTH = 64;
+export type { DirectReply, IncomingMessage } from './direct-answer.js';
 
 export class Agent {
   readonly card: LiteCard;
@@ -54,6 +52,11 @@ export class Agent {
       setStatus: (live, state, message) => this.setStatus(live, state, message),
       addArtifact: (live, artifact, chunk) => this.addArtifact(live, artifact, chunk),
     };
+  }
+
+  /** The agent's answer to a new message without a task, when its `onMessage` gives one (§3.1.1). */
+  answer(message: TaskMessage): Promise<TaskMessage | undefined> {
+    return directAnswer(this.options.onMessage, message, this.newId);
   }
 
   /** Handles a requester's message: a new task, or the reply to a task that asked for input. */
@@ -162,11 +165,7 @@ export class Agent {
    * is then written once, already ended.
    */
   private async accept(message: TaskMessage, options: SendOptions, blocking = false): Promise<LiveTask> {
-    if (message.role !== 'user') throw new LiteError('INVALID_PARAMS', 'a message to an agent has role "user"');
-    if (message.parts.length === 0) throw new LiteError('INVALID_PARAMS', 'a message needs at least one part');
-    if (jsonDepth(message, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) {
-      throw new LiteError('INVALID_PARAMS', `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
-    }
+    checkRequesterMessage(message);
     if (message.taskId) return this.resume(message, options);
     const id = this.newId();
     const contextId = message.contextId || this.newId();
@@ -276,12 +275,14 @@ export class Agent {
     live.wakeIfPaused();
   }
 
-  /** Adds an artifact, or with `append` more parts of one already sent; tells everyone and saves. */
+  /**
+   * Adds an artifact, or with `append` more parts of one already sent; tells everyone (the
+   * event's copy is made only for someone who will read it) and saves.
+   */
   private addArtifact(live: LiveTask, artifact: Artifact, chunk: ArtifactChunk = {}): void {
     const known = chunk.append ? live.task.artifacts.find((a) => a.artifactId === artifact.artifactId) : undefined;
     if (known !== undefined) known.parts.push(...artifact.parts);
     else live.task.artifacts.push(artifact);
-    // The event's copy of the artifact is made only for someone who will read it.
     const event = { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true } as const;
     if (live.hasListeners || this.observers.size > 0) this.emit(live, { ...event, artifact: structuredClone(artifact) });
     if (!isTerminal(live.task.status.state)) live.persist();

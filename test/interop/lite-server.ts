@@ -13,6 +13,7 @@ export async function startLiteServer(): Promise<LiteServer> {
   let gate = new Promise<void>((resolve) => (release = resolve));
   const agent = createAgent({
     card: jiajiaCard(),
+    onMessage: (message) => (message.text.startsWith('answer directly') ? `direct answer to: ${message.text}` : undefined),
     async onTask(task, ctx) {
       await ctx.status('working', { message: `working on: ${task.text}` });
       if (task.text.startsWith('ask')) {

@@ -182,6 +182,18 @@ export function sdkClientSuite(session: SdkSession, options: SdkClientSuiteOptio
     }
   });
 
+  it('gets a direct answer as a Message, with no task, blocking and streamed (§3.1.1)', async () => {
+    const answer = await send(session.client, 'answer directly: who are you?');
+    expect('parts' in answer && !('status' in answer)).toBe(true);
+    expect((answer as { parts: { content: unknown }[] }).parts[0]?.content).toEqual({ $case: 'text', value: 'direct answer to: answer directly: who are you?' });
+    expect(Role[(answer as { role: Role }).role]).toBe('ROLE_AGENT');
+    const streamed: string[] = [];
+    for await (const event of session.client.sendMessageStream(sendRequest(userMessage('answer directly, in a stream')))) streamed.push(event.payload?.$case ?? 'empty');
+    expect(streamed).toEqual(['message']);
+    // Anything else still becomes a task.
+    expect(stateOf(asTask(await send(session.client, 'a real task')))).toBe('TASK_STATE_COMPLETED');
+  });
+
   it('receives an artifact in chunks and the final words on the status', async () => {
     const chunks: [unknown, boolean, boolean][] = [];
     let final: unknown;

@@ -3,17 +3,19 @@
 
 import { LiteError } from '../../errors.js';
 import type { TaskEvent, TaskMessage } from '../../model/task.js';
-import { requiredId, type Method } from './methods.js';
+import { only, requiredId, type Method } from './methods.js';
 import { mapEvents } from './map-events.js';
 import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
 import { isSettled } from '../../protocol/states.js';
-import { eventToV03, messageFromV03, statusUpdateToV03, taskToV03 } from '../wire/v03.js';
+import { eventToV03, messageFromV03, messageToV03, statusUpdateToV03, taskToV03 } from '../wire/v03.js';
 import { asObject, field, invalid, optionalInteger, type Json } from '../wire/fields.js';
 
 /** The 0.3 table. 0.3 has no `tasks/list` over JSON-RPC, so it is absent and gets METHOD_NOT_FOUND. */
 export const METHODS_V03: Readonly<Record<string, Method>> = {
   async 'message/send'(agent, params, context) {
     const { message, configuration } = sendParams(params);
+    const direct = await agent.answer(message);
+    if (direct !== undefined) return { result: messageToV03(direct) };
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength');
     const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), owner: context?.principal, ...pushOnSendV03(configuration, context) });
     return { result: taskToV03(task, historyLength) };
@@ -21,6 +23,8 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
 
   async 'message/stream'(agent, params, context) {
     const { message, configuration } = sendParams(params);
+    const direct = await agent.answer(message);
+    if (direct !== undefined) return { events: eventsV03(only<TaskEvent>({ kind: 'message', message: direct })) };
     return { events: eventsV03(await agent.stream(message, { owner: context?.principal, ...pushOnSendV03(configuration, context) })) };
   },
 

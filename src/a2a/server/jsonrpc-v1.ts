@@ -2,17 +2,20 @@
 // or a stream of StreamResponse events.
 
 import { LiteError } from '../../errors.js';
+import type { TaskEvent } from '../../model/task.js';
 import type { Agent } from '../../runtime/agent.js';
 import { pageSizeOf } from '../../store/task-store.js';
 import { mapEvents } from './map-events.js';
-import { requiredId, type Method } from './methods.js';
+import { only, requiredId, type Method } from './methods.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
-import { eventToV1, messageFromV1, stateFromV1, taskToV1 } from '../wire/v1.js';
+import { eventToV1, messageFromV1, messageToV1, stateFromV1, taskToV1 } from '../wire/v1.js';
 import { asObject, field, invalid, optionalInteger, optionalString, shown, type Json } from '../wire/fields.js';
 
 export const METHODS_V1: Readonly<Record<string, Method>> = {
   async SendMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
+    const direct = await agent.answer(message);
+    if (direct !== undefined) return { result: { message: messageToV1(direct) } };
     const returnImmediately = field(configuration, 'returnImmediately', 'return_immediately') === true;
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength', 'history_length');
     const task = await agent.send(message, { returnImmediately, owner: context?.principal, ...pushOnSendV1(configuration, context) });
@@ -21,6 +24,8 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
 
   async SendStreamingMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
+    const direct = await agent.answer(message);
+    if (direct !== undefined) return { events: mapEvents(only<TaskEvent>({ kind: 'message', message: direct }), eventToV1) };
     return { events: mapEvents(await agent.stream(message, { owner: context?.principal, ...pushOnSendV1(configuration, context) }), eventToV1) };
   },
 

@@ -25,3 +25,8 @@ export function requiredId(params: Json): string {
   if (!id) throw invalid('params.id is required');
   return id;
 }
+
+/** A stream of one event: a direct answer, where a task would have streamed. */
+export async function* only<T>(event: T): AsyncGenerator<T> {
+  yield event;
+}
