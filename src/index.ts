@@ -17,6 +17,8 @@ export {
   type SendOptions,
   type StatusOptions,
   type TaskAccess,
+  type DirectReply,
+  type IncomingMessage,
 } from './runtime/agent.js';
 export { receiveLite } from './lite/driver.js';
 export type { LiteReceiveOptions, LiteLedger } from './lite/driver-options.js';
@@ -30,6 +32,9 @@ export type { AuthOptions, Credential as ServerCredential } from './a2a/server/a
 export { listen, nodeListener, type Listening, type NodeAdapterOptions } from './serve/node-http.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 export { execHandler, type ExecOptions } from './serve/exec-handler.js';
+export { startPushSender, PushSender, type PushSenderOptions } from './serve/push-sender.js';
+export type { PushStore } from './store/push-store.js';
+export type { PushConfig, PushConfigInput, PushConfigService, PushAuthentication } from './model/push-config.js';
 export { safeFileName } from './home/safe-names.js';
 
 export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';

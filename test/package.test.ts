@@ -15,7 +15,7 @@ describe('the package', () => {
     const module = (await import(new URL(entry.import, root).href)) as Record<string, unknown>;
     if (name === './openclaw') expect(typeof (module.default as { register?: unknown }).register, 'the OpenClaw plugin entry').toBe('function');
     else expect(Object.keys(module).length).toBeGreaterThan(5);
-    if (name === '.') for (const used of ['createAgent', 'createA2AHandler', 'listen', 'fetchHandler', 'parse', 'format', 'FileTaskLedger']) expect(typeof module[used], used).toBe('function');
+    if (name === '.') for (const used of ['createAgent', 'createA2AHandler', 'listen', 'fetchHandler', 'parse', 'format', 'FileTaskLedger', 'startPushSender']) expect(typeof module[used], used).toBe('function');
   });
 
   it('ships the binary with a shebang, executable as built', () => {
