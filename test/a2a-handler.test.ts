@@ -139,3 +139,23 @@ describe('the card’s validators (§8.6.1)', () => {
     expect((await handle(request('', { 'if-none-match': '"stale"', 'if-modified-since': later }, '/.well-known/agent-card.json', 'GET'))).status).toBe(200);
   });
 });
+
+describe('the card for each version', () => {
+  const cardFor = async (headers: Record<string, string>) => {
+    const response = await handle(request('', headers, '/.well-known/agent-card.json', 'GET'));
+    return { response, card: JSON.parse('body' in response ? response.body : '{}') as Record<string, unknown> };
+  };
+
+  it('gives a 1.0 client a card with no 0.3 field, and anyone else one that 0.3 clients read too', async () => {
+    const { response, card } = await cardFor({ 'a2a-version': '1.0' });
+    for (const field of ['url', 'preferredTransport', 'protocolVersion', 'security', 'supportsAuthenticatedExtendedCard']) expect(card, field).not.toHaveProperty(field);
+    expect(card.supportedInterfaces).toEqual(expect.arrayContaining([expect.objectContaining({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' })]));
+    expect(response.headers.vary).toBe('A2A-Version');
+    const hybrid = await cardFor({});
+    expect(hybrid.card).toMatchObject({ url: 'http://127.0.0.1:7331/jsonrpc', preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
+    expect(hybrid.card.supportedInterfaces).toEqual(card.supportedInterfaces);
+    expect((await cardFor({ 'a2a-version': '0.3' })).card).toHaveProperty('url');
+    // Each version has its own ETag.
+    expect(hybrid.response.headers.etag).not.toBe(response.headers.etag);
+  });
+});

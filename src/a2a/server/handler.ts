@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { LiteCard } from '../../card/types.js';
 import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
-import { JSONRPC_PATH, toHybridAgentCard } from '../wire/agent-card.js';
+import { JSONRPC_PATH, toAgentCardV1, toHybridAgentCard } from '../wire/agent-card.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
 import { errorInfoOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
@@ -50,7 +50,7 @@ const V03_HEADER = /^0\.3(\.\d+)?$/;
 function cardResponse(request: HttpRequest, agentCard: unknown, since: Date): HttpResponse {
   const body = JSON.stringify(agentCard);
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
-  const headers = { 'cache-control': 'public, max-age=300', etag, 'last-modified': since.toUTCString() };
+  const headers = { 'cache-control': 'public, max-age=300', etag, 'last-modified': since.toUTCString(), vary: 'A2A-Version' };
   const match = request.headers['if-none-match'];
   const modifiedSince = Date.parse(request.headers['if-modified-since'] ?? '');
   const fresh = match !== undefined ? match.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag) : !Number.isNaN(modifiedSince) && modifiedSince >= since.getTime();
@@ -70,13 +70,16 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const handle = withAuth(async (request, principal) => {
     if (CARD_PATHS.has(request.path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
-      // One card for every client: 0.3 readers find `url`, 1.0 readers `supportedInterfaces`.
-      const agentCard = toHybridAgentCard(card, {
+      const cardOptions = {
         baseUrl: baseUrl(),
         streaming: true,
         pushNotifications: options.push !== undefined,
         ...(security === undefined ? {} : { security }),
-      });
+      };
+      // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
+      // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.
+      const v1 = V1_HEADER.test(request.headers['a2a-version'] ?? '');
+      const agentCard = v1 ? toAgentCardV1(card, cardOptions) : toHybridAgentCard(card, cardOptions);
       return cardResponse(request, agentCard, since);
     }
     const context: MethodContext = {};
