@@ -248,3 +248,27 @@ describe('the program’s environment', () => {
     }
   });
 });
+
+describe('artifacts in chunks from the program', () => {
+  it('sends each artifact=NAME status at once, appends the next chunks of NAME, and ends it at last=true', async () => {
+    const script = [
+      'printf "[A2A:status task=$A2A_TASK_ID state=working artifact=draft]\\nfirst part\\n\\n"',
+      'sleep 0.2',
+      'printf "[A2A:status task=$A2A_TASK_ID state=working progress=50%%]\\nhalfway\\n\\n"',
+      'printf "[A2A:status task=$A2A_TASK_ID state=working artifact=draft last=true]\\nsecond part\\n\\n"',
+      'printf "[A2A:result task=$A2A_TASK_ID state=completed]\\nall written\\n"',
+    ].join('; ');
+    const { agent } = agentFor(script);
+    const events: TaskEvent[] = [];
+    for await (const event of await agent.stream(message('write'))) events.push(event);
+    const chunks = events.flatMap((e) => (e.kind === 'artifact' ? [[e.artifact.name ?? '', e.append, e.lastChunk, e.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')]] : []));
+    expect(chunks).toEqual([
+      ['draft', false, false, 'first part'],
+      ['draft', true, true, 'second part'],
+      ['result', false, true, 'all written'],
+    ]);
+    const final = events.find((e) => e.kind === 'artifact' && e.append);
+    const task = await agent.getTask(final?.kind === 'artifact' ? final.taskId : '');
+    expect(task.artifacts.map((a) => [a.name, a.parts.length])).toEqual([['draft', 2], ['result', 1]]);
+  });
+});

@@ -3,6 +3,8 @@
 // program prints is read as A2A-Lite:
 //
 //   [A2A:status … state=working progress=50%]   → a status update (any number)
+//   [A2A:status … state=working artifact=NAME]   → a chunk of the artifact NAME, sent at once;
+//                        the next chunks of NAME are appended, last=true ends it
 //   [A2A:status … state=input-required]          → a question; the next turn gets the answer
 //                        (auth-required the same)
 //   [A2A:result … state=completed] + [附件: f]   → the result, with files from the task folder
@@ -226,6 +228,8 @@ export class StatusReader {
   private idle: NodeJS.Timeout | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private readonly ctx: TaskContext;
+  /** The artifacts the program is sending in chunks: their ids, by name, until the last chunk. */
+  private readonly open = new Map<string, Promise<string | undefined>>();
 
   constructor(ctx: TaskContext) {
     this.ctx = ctx;
@@ -263,6 +267,10 @@ export class StatusReader {
   private apply(text: string): void {
     for (const message of parseAll(text)) {
       const state = message.params.state;
+      if (message.type === 'status' && state === 'working' && message.params.artifact) {
+        this.chunk(message.params.artifact, message.body, message.params.last === 'true');
+        continue;
+      }
       // A question (input-required, auth-required) waits for the end of the turn: the program
       // may say more, and only then is the requester asked.
       if (message.type !== 'status' || state === undefined || !isWireState(state) || isSettled(state)) continue;
@@ -273,6 +281,21 @@ export class StatusReader {
       if (message.params.eta) options.eta = message.params.eta;
       this.chain = this.chain.then(() => this.ctx.status(state as 'working', options)).catch(() => {});
     }
+  }
+
+  /**
+   * `[A2A:status … state=working artifact=NAME]` and its body: a chunk of the artifact NAME, sent
+   * on at once; the next chunks of NAME are appended to it, and `last=true` ends it.
+   */
+  private chunk(name: string, text: string, last: boolean): void {
+    if (text === '') return; // A chunk says something; an empty one is no chunk.
+    const earlier = this.open.get(name) ?? Promise.resolve(undefined);
+    const sent = this.chain
+      .then(() => earlier)
+      .then((id) => this.ctx.artifact({ text, name, ...(id === undefined ? {} : { id, append: true }), lastChunk: last }));
+    this.chain = sent.catch(() => {});
+    if (last) this.open.delete(name);
+    else this.open.set(name, sent.catch(() => undefined));
   }
 }
 
