@@ -68,6 +68,7 @@ describe('a2a-lite serve --reply-to', () => {
       '--auth-bearer-env', 'REPLY_TEST_IN', '--auth-bearer-env', 'REPLY_TEST_OTHER',
       '--reply-to', `REPLY_TEST_IN=${peer.url}`, '--reply-token-env', 'REPLY_TEST_IN=REPLY_TEST_OUT',
     ]);
+    expect((server.info as unknown as { replyTo: string[] }).replyTo).toEqual(['REPLY_TEST_IN']);
     const sent = await sendFireAndForget(server.info.jsonrpc, 'in-token-abcdefgh', '[A2A:task id=research-010 skill=research]\nFind the agent papers', 'ctx-oc-lite');
     expect(sent.status).toBe(200);
     const arrival = await until(() => peer.arrivals[0], 'no answer reached the peer');

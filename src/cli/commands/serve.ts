@@ -152,6 +152,7 @@ examples:
       ...('driver' in store ? { sqlite: String(store.driver) } : {}),
       push: webhooks,
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
+      ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
     };
     // One line of JSON: a supervisor reading a long-running server's output wants lines.
     if (values.json) printLine(context, JSON.stringify({ serving: card.agent.id, ...where }));
@@ -163,6 +164,7 @@ examples:
       printLine(context, `  tasks:      ${where.store}${where.sqlite === undefined ? '' : ` (SQLite on ${where.sqlite})`}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
+      if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
       if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);
     }
 
