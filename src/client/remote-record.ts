@@ -42,7 +42,7 @@ export class RemoteRecord {
   take(event: TaskEvent, task: Task | undefined): Taken {
     if (task === undefined) {
       if (event.kind !== 'message') return { message: undefined, saved: [] };
-      const plain: Message = { type: 'plain', params: {}, body: messageText(event), attachments: [] };
+      const plain: Message = { type: 'plain', params: {}, body: wordsOf(event.message), attachments: [] };
       this.messages.push(plain);
       return { message: plain, saved: [] };
     }
@@ -88,8 +88,4 @@ export class RemoteRecord {
     if (parts.length === 0) return;
     this.files = saveFiles(join(this.stores.home.dir, 'downloads'), task.id, parts);
   }
-}
-
-function messageText(event: Extract<TaskEvent, { kind: 'message' }>): string {
-  return wordsOf(event.message);
 }

@@ -13,7 +13,7 @@ import { sendTask } from '../client/send-task.js';
 import { LiteError, isLiteError } from '../errors.js';
 import { format } from '../protocol/format.js';
 import type { Message } from '../protocol/types.js';
-import { checkWebhook, ipBytes } from '../serve/webhook-guard.js';
+import { checkWebhook } from '../serve/webhook-guard.js';
 import type { OpenStores } from './tools-local.js';
 import { bool, str, strings, type ToolSpec } from './tool-kit.js';
 
@@ -142,22 +142,12 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
 /** Refuses an agent URL on a network the settings do not allow (a link-local metadata address never). */
 async function checkAddress(url: string, settings: RemoteSettings): Promise<void> {
   try {
-    const target = await checkWebhook(url, { allowPrivateNetworks: settings.allowPrivateNetworks });
     // Link-local addresses hold cloud metadata services: never, whatever the settings.
-    if (isLinkLocal(target.address)) throw new LiteError('FORBIDDEN', `${target.url.hostname} is a link-local address (${target.address}), which is never called`);
+    await checkWebhook(url, { allowPrivateNetworks: settings.allowPrivateNetworks, allowLinkLocal: false });
   } catch (error) {
     if (!isLiteError(error)) throw error;
     throw new LiteError('FORBIDDEN', `the agent URL is refused: ${error.message}${settings.allowPrivateNetworks ? '' : ' (set allowPrivateNetworks in the a2a-lite plugin config for agents on this machine or the local network)'}`);
   }
-}
-
-function isLinkLocal(address: string): boolean {
-  const bytes = ipBytes(address);
-  if (bytes === undefined) return false;
-  if (bytes.length === 4) return bytes[0] === 169 && bytes[1] === 254;
-  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  if (mapped) return bytes[12] === 169 && bytes[13] === 254;
-  return bytes[0] === 0xfe && ((bytes[1] ?? 0) & 0xc0) === 0x80;
 }
 
 /** The real path of an attachment, which must lie inside the workspace (links followed). */

@@ -5,7 +5,7 @@
 import { LiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
 import { textOf, type Part, type TaskMessage } from '../model/task.js';
-import type { ResultFile } from './task-context.js';
+import { resultParts, type ResultFile } from './task-context.js';
 
 /** Messages nest no deeper than this; deeper input is refused before anything copies it. */
 export const MAX_MESSAGE_DEPTH = 64;
@@ -39,17 +39,7 @@ export function checkRequesterMessage(message: TaskMessage): void {
 
 /** The agent's message for `reply`, in the requester's context (a new one when it named none). */
 export function directMessage(reply: DirectReply, to: TaskMessage, newId: () => string): TaskMessage {
-  const given = typeof reply === 'string' ? { text: reply } : reply;
-  const parts: Part[] = [];
-  if (given.text !== undefined && given.text !== '') parts.push({ kind: 'text', text: given.text });
-  if (given.data !== undefined) parts.push({ kind: 'data', data: given.data });
-  for (const file of given.files ?? []) {
-    const part: Part = { kind: 'file', name: file.name };
-    if (file.mediaType) part.mediaType = file.mediaType;
-    if (file.bytes) part.bytes = Buffer.from(file.bytes).toString('base64');
-    if (file.url) part.url = file.url;
-    parts.push(part);
-  }
+  const parts = resultParts(typeof reply === 'string' ? { text: reply } : reply);
   if (parts.length === 0) throw new LiteError('INTERNAL', 'onMessage answered with an empty message');
   return { messageId: newId(), role: 'agent', parts, contextId: to.contextId || newId() };
 }

@@ -172,7 +172,8 @@ export function agentMessage(task: Task, text: string, messageId: string, option
   return message;
 }
 
-function resultParts(result: { text?: string; files?: ResultFile[]; data?: unknown }): Part[] {
+/** The parts of a result or an artifact: its text, its files, then its data. */
+export function resultParts(result: { text?: string; files?: ResultFile[]; data?: unknown }): Part[] {
   const parts: Part[] = [];
   if (result.text !== undefined && result.text !== '') parts.push({ kind: 'text', text: result.text });
   for (const file of result.files ?? []) {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { messageToV1 } from '../a2a/wire/v1.js';
 import { liftTaskHeader } from '../lite/request.js';
-import { resultMessage, statusMessage } from '../lite/task-text.js';
+import { fileNames, resultMessage, statusMessage } from '../lite/task-text.js';
 import type { Part, Task, TaskEvent } from '../model/task.js';
 import { textOf } from '../model/task.js';
 import { format } from '../protocol/format.js';
@@ -68,7 +68,7 @@ export function replyFor(task: Task): { text: string; files: Extract<Part, { kin
   const theirs = first === undefined ? undefined : liftTaskHeader(textOf(first));
   const id = theirs?.id ?? task.id;
   const files = task.artifacts.flatMap((a) => a.parts.filter((p): p is Extract<Part, { kind: 'file' }> => p.kind === 'file'));
-  const message = isTerminal(task.status.state) ? resultMessage(id, task.status, task.artifacts, files.map((f) => f.name ?? 'file')) : statusMessage(id, task.status);
+  const message = isTerminal(task.status.state) ? resultMessage(id, task.status, task.artifacts, fileNames(task.artifacts)) : statusMessage(id, task.status);
   return { text: format(message), files };
 }
 

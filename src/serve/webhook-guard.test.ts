@@ -184,3 +184,22 @@ describe('pinnedLookup', () => {
     expect(rebinding.asked).toEqual(['rebind.example']);
   });
 });
+
+describe('link-local, refused apart from the other private ranges', () => {
+  it.each([
+    ['169.254.169.254', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['::ffff:169.254.169.254', 'IPv4-mapped link-local'],
+    ['2002:a9fe:a9fe::1', '6to4 link-local'],
+  ])('%s is refused with private networks allowed and link-local not', (address, reason) => {
+    expect(refusalOf(address, true, false)).toBe(reason);
+    expect(refusalOf(address, true)).toBeUndefined();
+  });
+
+  it('leaves the other private ranges allowed', async () => {
+    expect(refusalOf('127.0.0.1', true, false)).toBeUndefined();
+    expect(refusalOf('10.1.2.3', true, false)).toBeUndefined();
+    await expect(checkWebhook('http://169.254.169.254/', { allowPrivateNetworks: true, allowLinkLocal: false })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+    await expect(checkWebhook('http://127.0.0.1:9/', { allowPrivateNetworks: true, allowLinkLocal: false })).resolves.toMatchObject({ address: '127.0.0.1' });
+  });
+});

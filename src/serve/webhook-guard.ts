@@ -23,6 +23,11 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export interface WebhookGuardOptions {
   /** Allow loopback, private, link-local and CGNAT targets (never unspecified, multicast or reserved). */
   allowPrivateNetworks?: boolean;
+  /**
+   * With allowPrivateNetworks, allow link-local targets too (the default); false refuses them,
+   * since cloud metadata services answer there.
+   */
+  allowLinkLocal?: boolean;
   /** `dns.lookup` with `all: true` unless given; tests give their own. */
   resolve?: Resolver;
 }
@@ -88,18 +93,18 @@ const EMBEDDING: readonly [cidr: string, name: string, offset: number][] = [
  * refusalOf('::ffff:127.0.0.1', false); // 'IPv4-mapped loopback'
  * refusalOf('127.0.0.1', true);         // undefined
  */
-export function refusalOf(address: string, allowPrivateNetworks = false): string | undefined {
+export function refusalOf(address: string, allowPrivateNetworks = false, allowLinkLocal = allowPrivateNetworks): string | undefined {
   const bytes = ipBytes(address);
   if (bytes === undefined) return 'not an IP address';
   if (bytes.length === 16) {
     for (const [cidr, name, offset] of EMBEDDING) {
       if (!inRange(bytes, cidr) || (name === 'IPv4-compatible' && isSpecialCompatible(bytes))) continue;
-      const inner = refusalOf([...bytes.subarray(offset, offset + 4)].join('.'), allowPrivateNetworks);
+      const inner = refusalOf([...bytes.subarray(offset, offset + 4)].join('.'), allowPrivateNetworks, allowLinkLocal);
       return inner === undefined ? undefined : `${name} ${inner}`;
     }
   }
   for (const [cidr, kind, name] of bytes.length === 4 ? V4_RANGES : V6_RANGES) {
-    if (inRange(bytes, cidr) && (kind === 'never' || !allowPrivateNetworks)) return name;
+    if (inRange(bytes, cidr) && (kind === 'never' || !allowPrivateNetworks || (name === 'link-local' && !allowLinkLocal))) return name;
   }
   return undefined;
 }
@@ -118,7 +123,7 @@ export async function checkWebhook(url: string | URL, options: WebhookGuardOptio
   const family = isIP(host);
   const addresses: ResolvedAddress[] = family === 0 ? await resolveAll(host, options.resolve ?? systemResolver) : [{ address: host, family: family as 4 | 6 }];
   for (const { address } of addresses) {
-    const reason = refusalOf(address, allow);
+    const reason = refusalOf(address, allow, options.allowLinkLocal ?? allow);
     if (reason !== undefined) throw refused(host, address, reason);
   }
   const [first] = addresses as [ResolvedAddress];

@@ -58,3 +58,26 @@ export function cliAsync(args: string[], options: CliOptions = {}): Promise<CliR
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/**
+ * Starts `a2a-lite ARGS`, sends it SIGINT (Ctrl-C) once its output holds `when`, and waits for
+ * it to end. A program that ends before saying `when` is not interrupted.
+ */
+export function cliInterrupted(args: string[], when: string, options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: environment(options), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (!sent && stdout.includes(when)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

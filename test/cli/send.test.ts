@@ -1,13 +1,12 @@
 // `a2a-lite discover`, `send` and `tasks get|cancel` as an agent's shell runs them: the built
 // binary as a child process, against real servers on 127.0.0.1 (ours and the official SDK's).
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesUnder, tempHome } from '../fixtures/home.js';
 import { startLitePeer, type LitePeer } from '../client/lite-peer.js';
 import { startSdkPeer, type SdkPeer } from '../interop/peers/sdk-peer.js';
-import { BIN, cliAsync, type CliOptions } from './run-cli.js';
+import { cliAsync, cliInterrupted, type CliOptions } from './run-cli.js';
 
 let lite: LitePeer;
 let guarded: LitePeer;
@@ -199,18 +198,7 @@ describe('a2a-lite send', () => {
 
   it('cancels the remote task on Ctrl-C and says so', async () => {
     const home = tempHome();
-    const child = spawn(process.execPath, [BIN, 'send', sdk1.url, 'slow 50'], { env: { ...process.env, A2A_LITE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (c) => {
-        stdout += c;
-        if (stdout.includes('step 1 of 50')) resolve();
-      });
-    });
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await cliInterrupted(['send', sdk1.url, 'slow 50'], 'step 1 of 50', { home });
     const id = taskIdIn(stdout);
     expect(code).toBe(12);
     expect(stderr).toContain(`interrupted: cancelling task ${id} at the agent`);

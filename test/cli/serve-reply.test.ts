@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServe } from '../faults/serve-process.js';
 import { tempHome } from '../fixtures/home.js';
+import { eventually } from '../fixtures/webhook.js';
 import { cli } from './run-cli.js';
 
 interface Arrival {
@@ -37,15 +38,6 @@ async function peerEndpoint(status = 200): Promise<{ url: string; arrivals: Arri
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a/v1`, arrivals };
 }
 
-async function until<T>(what: () => T | undefined, message: string): Promise<T> {
-  for (let i = 0; i < 200; i += 1) {
-    const found = what();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(message);
-}
-
 function sendFireAndForget(url: string, token: string, text: string, contextId: string) {
   return fetch(url, {
     method: 'POST',
@@ -71,7 +63,8 @@ describe('a2a-lite serve --reply-to', () => {
     expect((server.info as unknown as { replyTo: string[] }).replyTo).toEqual(['REPLY_TEST_IN']);
     const sent = await sendFireAndForget(server.info.jsonrpc, 'in-token-abcdefgh', '[A2A:task id=research-010 skill=research]\nFind the agent papers', 'ctx-oc-lite');
     expect(sent.status).toBe(200);
-    const arrival = await until(() => peer.arrivals[0], 'no answer reached the peer');
+    await eventually(() => peer.arrivals.length > 0);
+    const arrival = peer.arrivals[0] as Arrival;
     expect(arrival.headers.authorization).toBe('Bearer out-token-abcdefgh');
     expect(arrival.body.method).toBe('SendMessage');
     expect(arrival.body.params.configuration?.returnImmediately).toBe(true);

@@ -2,11 +2,10 @@
 // CancelTask as "not cancelable" (seen in several A2A frameworks): send asks for the cancel
 // while the stream is still open, and when the agent refuses, looks the task up, so that the
 // user and the ledger see it cancelled.
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cli } from '../cli/run-cli.js';
+import { cli, cliInterrupted } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
 
 interface Fake {
@@ -74,18 +73,7 @@ describe('Ctrl-C against an agent that cancels on disconnect', () => {
   it('asks for the cancel before closing the stream, and records the task as cancelled when the agent refuses', async () => {
     const agent = await fake();
     const home = tempHome();
-    const child = spawn(process.execPath, [BIN, 'send', agent.url, 'work slowly'], { env: { ...process.env, A2A_LITE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (c) => {
-        stdout += c;
-        if (stdout.includes('step 2')) resolve();
-      });
-    });
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await cliInterrupted(['send', agent.url, 'work slowly'], 'step 2', { home });
     expect(agent.calls.indexOf('CancelTask')).toBeGreaterThan(agent.calls.indexOf('SendStreamingMessage'));
     expect(agent.calls).toContain('GetTask');
     expect(stdout, stderr).toContain('[A2A:result task=task-1 state=cancelled]');

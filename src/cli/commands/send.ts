@@ -1,6 +1,7 @@
 // `a2a-lite send`: gives a task to any A2A agent (by URL, by known id, or by skill) and shows
 // every event as A2A-Lite text; the exit code tells how the task ended.
 
+import { isUrl } from '../../client/peer.js';
 import { sendTask } from '../../client/send-task.js';
 import { LiteError } from '../../errors.js';
 import { atMost, parseOptions } from '../args.js';
@@ -74,7 +75,7 @@ async function run(args: string[], context: Context): Promise<number> {
     text = values.reply;
   } else {
     const [first, second] = positionals;
-    if (second !== undefined || (first !== undefined && (/^https?:\/\//i.test(first) || stores.agents.find(first) !== undefined))) {
+    if (second !== undefined || (first !== undefined && (isUrl(first) || stores.agents.find(first) !== undefined))) {
       target = first;
       text = second;
     } else if (values.skill !== undefined) {
