@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { LiteCard } from '../../card/types.js';
 import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
-import { JSONRPC_PATH, toAgentCardV1, toHybridAgentCard } from '../wire/agent-card.js';
+import { JSONRPC_PATH, toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
 import { errorInfoOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
@@ -30,6 +30,8 @@ export interface A2AHandlerOptions {
    * then made by the principal of its credential, and reaches only the tasks that principal made.
    */
   auth?: AuthOptions;
+  /** Extensions this server supports besides the lite card's, declared in its card. */
+  extensions?: readonly CardExtension[];
 }
 
 type Id = string | number | null;
@@ -75,6 +77,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         streaming: true,
         pushNotifications: options.push !== undefined,
         ...(security === undefined ? {} : { security }),
+        ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
       };
       // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
       // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.

@@ -22,6 +22,17 @@ export interface CardOptions {
   pushNotifications: boolean;
   /** The credentials the server requires, declared so that clients know what to send. */
   security?: { bearer?: boolean; apiKeyHeader?: string };
+  /** More extensions the server supports, declared after the lite card's (A2A §4.4.4). */
+  extensions?: readonly CardExtension[];
+}
+
+/** An extension declared in `capabilities.extensions`. */
+export interface CardExtension {
+  uri: string;
+  description: string;
+  /** A client that does not speak it cannot use the agent (default false). */
+  required?: boolean;
+  params?: Record<string, unknown>;
 }
 
 /**
@@ -73,7 +84,10 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
     capabilities: {
       streaming: options.streaming,
       pushNotifications: options.pushNotifications,
-      extensions: [{ uri: LITE_CARD_EXTENSION, description: 'The A2A-Lite card of this agent', required: false, params: lite }],
+      extensions: [
+        { uri: LITE_CARD_EXTENSION, description: 'The A2A-Lite card of this agent', required: false, params: lite },
+        ...(options.extensions ?? []).map((extension) => ({ required: false, ...extension })),
+      ],
       extendedAgentCard: false,
     },
     securitySchemes: securityOf(options.security).schemes,
