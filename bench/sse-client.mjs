@@ -37,7 +37,9 @@ function stream(text, onEvent, { untilEvents = Infinity } = {}) {
         let from = 0;
         while ((at = buffer.indexOf('\n\n', from)) !== -1) {
           seen += 1;
-          onEvent(seen, buffer.slice(from + 6, at));
+          // The event's data line, after its `id:` line when it has one.
+          const event = buffer.slice(from, at);
+          onEvent(seen, event.slice(event.indexOf('data: ') + 6));
           from = at + 2;
           if (seen === untilEvents) resolve(res);
         }

@@ -227,13 +227,13 @@ describe('the REST routes serve A2A 1.0', () => {
   it('streams bare StreamResponse events, the task first', async () => {
     const response = await handle(rest('POST', '/message:stream', message('stream me')));
     expect(response.headers['content-type']).toBe('text/event-stream');
-    const events = (await collect(response))
-      .split('\n\n')
-      .filter((chunk) => chunk !== '')
-      .map((chunk) => {
-        expect(chunk.startsWith('data: ')).toBe(true);
-        return JSON.parse(chunk.slice('data: '.length)) as Json;
-      });
+    const chunks = (await collect(response)).split('\n\n').filter((chunk) => chunk !== '');
+    // Each event is numbered in the task's log (its SSE id), the task snapshot as of event 0.
+    expect(chunks.map((chunk) => /^id: (\d+)\n/.exec(chunk)?.[1])).toEqual(['0', '1', '2']);
+    const events = chunks.map((chunk) => {
+      const data = chunk.split('\n').find((line) => line.startsWith('data: ')) as string;
+      return JSON.parse(data.slice('data: '.length)) as Json;
+    });
     expect(events.map((event) => Object.keys(event))).toEqual([['task'], ['artifactUpdate'], ['statusUpdate']]);
     expect(events[0]).not.toHaveProperty('jsonrpc');
     expect(events.at(-1)).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });

@@ -141,7 +141,7 @@ export class Http {
     return parseJson(await this.text(response), this.target);
   }
 
-  sse(response: Response): AsyncIterable<{ data: string }> {
+  sse(response: Response): AsyncIterable<{ data: string; id: string }> {
     if (response.body === null) return (async function* () {})();
     const events = readSse(response.body);
     const target = this.target;

@@ -8,7 +8,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { httpError, notA2A, peerError, read } from './peer-errors.js';
-import type { SendOptions, SendResult, Transport } from './transport.js';
+import { numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
 
 interface RpcDialect {
   version: '1.0' | '0.3';
@@ -69,8 +69,8 @@ export class JsonRpc implements Transport {
     return read(() => this.dialect.task(result), this.target);
   }
 
-  subscribe(id: string, signal?: AbortSignal): AsyncIterable<TaskEvent> {
-    return this.events(this.dialect.methods.subscribe, { id }, signal);
+  subscribe(id: string, signal?: AbortSignal, after?: number): AsyncIterable<TaskEvent> {
+    return this.events(this.dialect.methods.subscribe, { id }, signal, resumeHeaders(after));
   }
 
   /**
@@ -105,9 +105,9 @@ export class JsonRpc implements Transport {
     return rpcResult(await this.reply(response), id, this.target, response.status);
   }
 
-  private async *events(method: string, params: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TaskEvent> {
+  private async *events(method: string, params: Record<string, unknown>, signal?: AbortSignal, headers: Record<string, string> = {}): AsyncGenerator<TaskEvent> {
     const { id, body } = this.request(method, params);
-    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'text/event-stream' }, signal, true);
+    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, signal, true);
     if (!isEventStream(response)) {
       // An error comes as one JSON-RPC response instead of a stream.
       rpcResult(await this.reply(response), id, this.target, response.status);
@@ -115,7 +115,7 @@ export class JsonRpc implements Transport {
     }
     for await (const event of this.http.sse(response)) {
       const reply = parseJson(event.data, this.target);
-      yield read(() => this.dialect.event(rpcResult(reply, id, this.target)), this.target);
+      yield numbered(read(() => this.dialect.event(rpcResult(reply, id, this.target)), this.target), event.id);
     }
   }
 }

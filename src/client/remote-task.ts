@@ -127,7 +127,8 @@ async function follow(transport: Transport, tracker: Tracker, options: FollowOpt
     }
     try {
       if (how === 'subscribe') {
-        for await (const event of transport.subscribe(id, options.signal)) {
+        // From the last numbered event seen: an agent that numbers them replays what was missed.
+        for await (const event of transport.subscribe(id, options.signal, tracker.lastSeq)) {
           // Only news resets the backoff: a subscription that repeats the task and closes is
           // no reason to ask again at once.
           if (await tracker.see(event)) pause = options.pauseMs ?? 250;
@@ -156,6 +157,8 @@ async function follow(transport: Transport, tracker: Tracker, options: FollowOpt
 /** The task as the events so far describe it; passes on only what is new. */
 class Tracker {
   task: Task | undefined;
+  /** The number of the last event seen, when the agent numbers them. */
+  lastSeq: number | undefined;
   private readonly seenStatus = new Set<string>();
   private readonly seenArtifacts = new Set<string>();
   /** The task as first seen is the state before our message: it settles nothing. */
@@ -176,6 +179,7 @@ class Tracker {
 
   /** Takes in an event; true when it told something new (and was passed on). */
   async see(event: TaskEvent): Promise<boolean> {
+    if (event.kind !== 'message' && event.seq !== undefined) this.lastSeq = Math.max(this.lastSeq ?? 0, event.seq);
     if (event.kind === 'task') this.stale = this.replying && this.task === undefined && isInterrupted(event.task.status.state);
     else if (event.kind === 'status') this.stale = false;
     switch (event.kind) {

@@ -6,7 +6,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { notA2A, peerError, read } from './peer-errors.js';
-import type { SendOptions, SendResult, Transport } from './transport.js';
+import { numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
 
 export class RestV1 implements Transport {
   constructor(
@@ -39,8 +39,8 @@ export class RestV1 implements Transport {
     return read(() => taskFromV1(value), this.target);
   }
 
-  subscribe(id: string, signal?: AbortSignal): AsyncIterable<TaskEvent> {
-    return this.events(`/tasks/${encodeURIComponent(id)}:subscribe`, '{}', signal);
+  subscribe(id: string, signal?: AbortSignal, after?: number): AsyncIterable<TaskEvent> {
+    return this.events(`/tasks/${encodeURIComponent(id)}:subscribe`, '{}', signal, resumeHeaders(after));
   }
 
   /** The route under the interface's URL, behind its tenant when it names one (spec 1.0, §11). */
@@ -53,15 +53,15 @@ export class RestV1 implements Transport {
     return { 'content-type': A2A_JSON, accept };
   }
 
-  private async *events(path: string, body: string, signal?: AbortSignal): AsyncGenerator<TaskEvent> {
-    const response = await this.checked(await this.http.post(this.url(path), body, this.headers('text/event-stream'), signal, true));
+  private async *events(path: string, body: string, signal?: AbortSignal, headers: Record<string, string> = {}): AsyncGenerator<TaskEvent> {
+    const response = await this.checked(await this.http.post(this.url(path), body, { ...this.headers('text/event-stream'), ...headers }, signal, true));
     if (!isEventStream(response)) throw notA2A(this.target, `${path} answered with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`);
     for await (const event of this.http.sse(response)) {
       const value = parseJson(event.data, this.target);
       // Some servers wrap each event as a JSON-RPC response even over REST.
       const inner = typeof value === 'object' && value !== null && 'jsonrpc' in value && 'result' in value ? (value as { result: unknown }).result : value;
       if (typeof inner === 'object' && inner !== null && 'error' in inner) throw peerError((inner as { error: unknown }).error, this.target);
-      yield read(() => eventFromV1(inner), this.target);
+      yield numbered(read(() => eventFromV1(inner), this.target), event.id);
     }
   }
 

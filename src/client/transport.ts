@@ -37,7 +37,25 @@ export interface Transport {
   stream(message: TaskMessage, signal?: AbortSignal): AsyncIterable<TaskEvent>;
   getTask(id: string, signal?: AbortSignal): Promise<Task>;
   cancelTask(id: string, signal?: AbortSignal): Promise<Task>;
-  subscribe(id: string, signal?: AbortSignal): AsyncIterable<TaskEvent>;
+  /**
+   * The task's events from now on (the task first), or with `after` those numbered above it
+   * (an agent that numbers its events replays what was missed; see `numbered`).
+   */
+  subscribe(id: string, signal?: AbortSignal, after?: number): AsyncIterable<TaskEvent>;
+}
+
+/**
+ * The event with the number its SSE `id:` gives it, when it is a task, status or artifact event
+ * and the id is a whole number (an agent that numbers its events per task); as it was otherwise.
+ */
+export function numbered(event: TaskEvent, sseId: string): TaskEvent {
+  if (event.kind === 'message' || !/^\d{1,15}$/.test(sseId)) return event;
+  return { ...event, seq: Number(sseId) };
+}
+
+/** The header that asks for the events after `after`, when there is one. */
+export function resumeHeaders(after: number | undefined): Record<string, string> {
+  return after === undefined ? {} : { 'last-event-id': String(after) };
 }
 
 /** A new message id. */

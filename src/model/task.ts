@@ -46,12 +46,20 @@ export interface Task {
   metadata?: Record<string, unknown>;
 }
 
-/** What a stream or a subscriber sees, in the order it happened. */
+/**
+ * What a stream or a subscriber sees, in the order it happened. A serving agent numbers the
+ * status and artifact events of each task 1, 2, 3 … (`seq`), so that a client cut off can ask
+ * for what came after the last one it saw; a task snapshot carries the number of the last event
+ * it includes, and `gap` when it stands in for events that are no longer kept.
+ */
 export type TaskEvent =
-  | { kind: 'task'; task: Task }
+  | { kind: 'task'; task: Task; seq?: number; gap?: boolean }
   | { kind: 'message'; message: TaskMessage }
-  | { kind: 'status'; taskId: string; contextId: string; status: TaskStatus }
-  | { kind: 'artifact'; taskId: string; contextId: string; artifact: Artifact; append: boolean; lastChunk: boolean };
+  | { kind: 'status'; taskId: string; contextId: string; status: TaskStatus; seq?: number }
+  | { kind: 'artifact'; taskId: string; contextId: string; artifact: Artifact; append: boolean; lastChunk: boolean; seq?: number };
+
+/** The events a task's log keeps: its changes, numbered. */
+export type TaskChange = Extract<TaskEvent, { kind: 'status' | 'artifact' }>;
 
 /** The text of a message's text parts, joined by blank lines. */
 export function textOf(message: TaskMessage | undefined): string {

@@ -19,6 +19,8 @@ import { isoClock } from './clock.js';
 import { LiveTask, endOfTurn, type SaveContext } from './live-task.js';
 import { Observers } from './observers.js';
 import { checkRequesterMessage, directAnswer } from './direct-answer.js';
+import { eventsAfter } from './resume.js';
+import { cancelStored } from './stored-cancel.js';
 import { agentMessage, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
@@ -104,10 +106,8 @@ export class Agent {
       throw new LiteError('TASK_TERMINAL', `task "${id}" is already ${task.status.state} and cannot be cancelled`, { task: id });
     }
     if (live === undefined) {
-      // A task left unfinished by an earlier process: nothing runs it, so just record the end.
-      const ended: Task = { ...task, status: { state: 'cancelled', timestamp: this.clock() } };
-      await this.store.save(ended);
-      await this.observers.tell({ kind: 'status', taskId: id, contextId: ended.contextId, status: structuredClone(ended.status) }, ended, access.owner);
+      const { ended, event } = await cancelStored(this.store, task, this.clock());
+      await this.observers.tell(event, ended, access.owner);
       return ended;
     }
     this.setStatus(live, 'cancelled', agentMessage(live.task, 'Cancelled at the requester’s request.', this.newId()));
@@ -117,11 +117,12 @@ export class Agent {
   }
 
   /**
-   * The task now, then its events until it ends: a subscription stays open while the task waits
-   * for input, and sees it go on once the requester answers (A2A §3.1.6).
+   * The task now, then its events until it ends, through any wait for input (A2A §3.1.6). With
+   * `after`, the events numbered above it instead, even of an ended task (resume.ts).
    */
-  async subscribe(id: string, access: TaskAccess = {}): Promise<AsyncIterable<TaskEvent>> {
+  async subscribe(id: string, access: TaskAccess = {}, after?: number): Promise<AsyncIterable<TaskEvent>> {
     const live = this.liveTask(id, access);
+    if (after !== undefined) return eventsAfter(this.store, id, access.owner, after, live);
     if (live !== undefined && !isTerminal(live.task.status.state)) return live.follow(isTerminal);
     const task = live?.task ?? (await this.store.get(id, access.owner));
     if (task === undefined) throw taskNotFound(id);
@@ -276,15 +277,14 @@ export class Agent {
   }
 
   /**
-   * Adds an artifact, or with `append` more parts of one already sent; tells everyone (the
-   * event's copy is made only for someone who will read it) and saves.
+   * Adds an artifact, or with `append` more parts of one already sent; logs it (a copy, as it is
+   * now), tells everyone, and saves.
    */
   private addArtifact(live: LiveTask, artifact: Artifact, chunk: ArtifactChunk = {}): void {
     const known = chunk.append ? live.task.artifacts.find((a) => a.artifactId === artifact.artifactId) : undefined;
     if (known !== undefined) known.parts.push(...artifact.parts);
     else live.task.artifacts.push(artifact);
-    const event = { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true } as const;
-    if (live.hasListeners || this.observers.size > 0) this.emit(live, { ...event, artifact: structuredClone(artifact) });
+    this.emit(live, { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true, artifact: structuredClone(artifact) });
     if (!isTerminal(live.task.status.state)) live.persist();
   }
 
@@ -295,7 +295,7 @@ export class Agent {
 
   /** Tells the task's listeners (once saved) and every observer (whose work its saves wait for). */
   private emit(live: LiveTask, event: TaskEvent): void {
-    live.hold(event);
+    live.record(event);
     if (this.observers.size === 0) return;
     live.waitFor(this.observers.tell(event, cloneTask(live.task), live.owner));
   }

@@ -8,9 +8,10 @@
 import { LiteError } from '../errors.js';
 import { isSettled, type TaskState } from '../protocol/states.js';
 import type { TaskStore } from '../store/task-store.js';
+import type { IdempotencyKey } from '../store/task-log.js';
 import { EventQueue } from './event-queue.js';
 import { LazyAbort } from './lazy-abort.js';
-import { cloneTask, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
+import { cloneTask, type Task, type TaskChange, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 /** A failed save is tried again after this long, with the newest state. */
 const SAVE_RETRY_MS = 1000;
@@ -37,6 +38,10 @@ export class LiveTask {
   saving: Promise<void> = Promise.resolve();
   /** The last save failed; cleared by the next one that succeeds. */
   saveError?: unknown;
+  /** The number of the task's last event (its status and artifact events count 1, 2, 3 …). */
+  seq = 0;
+  /** The key of the send that made the task, saved with its first save. */
+  idempotency?: IdempotencyKey;
 
   private readonly saves: SaveContext;
   private readonly listeners = new Set<Listener>();
@@ -45,6 +50,8 @@ export class LiveTask {
    * event only once the state it tells of is saved: what a client has been told survives a crash.
    */
   private held: { event: TaskEvent; to: Listener[] }[] = [];
+  /** Numbered events not yet saved: the next save adds them to the task's log. */
+  private unsaved: TaskChange[] = [];
   /** Blocking sends waiting for the task to end or ask for input. */
   private readonly waiters: (() => void)[] = [];
   /** The task changed since the save in flight began. */
@@ -66,8 +73,15 @@ export class LiveTask {
     return this.listeners.size + this.waiters.length;
   }
 
-  /** Keeps `event` for the listeners there are now, until the save that covers it is done. */
-  hold(event: TaskEvent): void {
+  /**
+   * Numbers a change and keeps it for the task's log; keeps any event for the listeners there
+   * are now, until the save that covers it is done.
+   */
+  record(event: TaskEvent): void {
+    if (event.kind === 'status' || event.kind === 'artifact') {
+      event.seq = this.seq += 1;
+      this.unsaved.push(event);
+    }
     if (this.listeners.size > 0) this.held.push({ event, to: [...this.listeners] });
   }
 
@@ -89,12 +103,19 @@ export class LiveTask {
       this.dirty = false;
       // What this save covers: the events so far. Later ones wait for the next save.
       const covered = this.held;
+      const events = this.unsaved;
+      const idempotency = this.idempotency;
       this.held = [];
+      this.unsaved = [];
+      this.idempotency = undefined;
       try {
         // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
-        await this.saves.store.save(this.task, this.owner);
+        await this.saves.store.save(this.task, this.owner, idempotency === undefined ? { events } : { events, idempotency });
         this.saveError = undefined;
       } catch (error) {
+        // What the failed save would have logged goes with the next one.
+        this.unsaved = [...events, ...this.unsaved];
+        this.idempotency ??= idempotency;
         // A locked or full disk must not stop the agent: report it, and try again shortly with
         // whatever the task has become by then. `saving` itself never rejects, and the events
         // go out all the same rather than stall every stream.
@@ -128,13 +149,21 @@ export class LiveTask {
    * The task now, then each event, ending after a state `endsAt` accepts: a send's stream ends
    * where the task ends or asks for input (the default), a subscription only where it ends.
    */
-  follow(endsAt: (state: TaskState) => boolean = isSettled): AsyncIterable<TaskEvent> {
+  follow(endsAt: (state: TaskState) => boolean = isSettled): EventQueue<TaskEvent> {
+    return this.listen(endsAt, { kind: 'task', task: cloneTask(this.task), seq: this.seq });
+  }
+
+  /**
+   * `first` if given, then each event from now on, ending after a state `endsAt` accepts; at
+   * once if the task is in such a state already.
+   */
+  listen(endsAt: (state: TaskState) => boolean, first?: TaskEvent): EventQueue<TaskEvent> {
     const queue = new EventQueue<TaskEvent>(() => this.listeners.delete(listener));
     const listener = (event: TaskEvent): void => {
       queue.push(event);
       if (event.kind === 'status' && endsAt(event.status.state)) queue.end();
     };
-    queue.push({ kind: 'task', task: cloneTask(this.task) });
+    if (first !== undefined) queue.push(first);
     if (endsAt(this.task.status.state)) queue.end();
     else this.listeners.add(listener);
     return queue;

@@ -39,7 +39,7 @@ describe('the fetch(Request) → Response adapter', () => {
     const response = await serve(rpc('SendStreamingMessage', { message }));
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const text = await response.text();
-    const events = text.split('\n\n').filter(Boolean).map((chunk) => JSON.parse(chunk.replace(/^data: /, '')).result);
+    const events = text.split('\n\n').filter(Boolean).map((chunk) => JSON.parse(chunk.replace(/^id: \d+\n/, '').replace(/^data: /, '')).result);
     expect(events.map((e) => Object.keys(e)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
   });
 

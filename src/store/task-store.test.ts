@@ -1,6 +1,8 @@
 import { pushStoreContract } from '../../test/contracts/push-store.js';
+import { taskLogContract } from '../../test/contracts/task-log.js';
 import { taskStoreContract } from '../../test/contracts/task-store.js';
 import { MemoryTaskStore } from './task-store.js';
 
 taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
 pushStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
+taskLogContract('MemoryTaskStore', () => new MemoryTaskStore());

@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { PushConfig } from '../model/push-config.js';
 import { LiteError } from '../errors.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
-import { cloneTask, type Task, type TaskMessage } from '../model/task.js';
+import { cloneTask, type Task, type TaskChange, type TaskMessage } from '../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
+import { TaskLog, type IdempotentAnswer, type SaveExtras } from './task-log.js';
 
 export interface TaskQuery {
   /** Only the tasks of this owner (see `TaskStore.save`); every task when left out. */
@@ -43,15 +44,25 @@ export interface TaskStore {
    * returned promise settles, so the caller may change the task right afterwards. `owner` is
    * recorded when the task is first saved; later saves keep it, whatever they pass.
    */
-  save(task: Task, owner?: string): Promise<void>;
+  save(task: Task, owner?: string, extras?: SaveExtras): Promise<void>;
   /** The task, or undefined when there is none, or when `owner` is given and is not its owner. */
   get(id: string, owner?: string): Promise<Task | undefined>;
+  /**
+   * The task's events numbered above `after`, oldest first, as far as they are kept; and the
+   * number of its last event (0 when it has none).
+   */
+  events(taskId: string, after: number): Promise<{ events: TaskChange[]; last: number }>;
+  /** What a send with this key (in the owner's scope) was first answered with, if it is kept. */
+  findIdempotent(key: string, owner?: string): Promise<IdempotentAnswer | undefined>;
+  /** Records a direct answer (a message, no task) given to a send with this key. */
+  saveIdempotentAnswer(key: string, owner: string | undefined, answer: Omit<IdempotentAnswer, 'taskId'>): Promise<void>;
   /** Newest status first, paged by an opaque cursor. */
   list(query?: TaskQuery): Promise<TaskPage>;
   /**
    * Marks every task that has not ended as `failed`, with `reason` as the agent's status
    * message, and returns those tasks. Called once at start-up: whatever was running when the
-   * process died will never finish, and must not be reported `working` forever.
+   * process died will never finish, and must not be reported `working` forever. The new status
+   * joins each task's event log.
    */
   recoverInterrupted(reason: string): Promise<Task[]>;
   close(): Promise<void>;
@@ -97,15 +108,30 @@ export class MemoryTaskStore implements TaskStore, PushStore {
   private readonly configs = new Map<string, PushConfig>();
   private readonly outbox = new Map<number, PendingDelivery>();
   private lastSeq = 0;
+  /** Each task's event log (JSON text, as the tasks are) and answers by idempotency key. */
+  private readonly log = new TaskLog();
   private readonly now: () => Date;
 
   constructor(options: TaskStoreOptions = {}) {
     this.now = options.now ?? (() => new Date());
   }
 
-  async save(task: Task, owner?: string): Promise<void> {
+  async save(task: Task, owner?: string, extras: SaveExtras = {}): Promise<void> {
     const before = this.tasks.get(task.id);
     this.tasks.set(task.id, saved(task, before === undefined ? owner : before.owner));
+    this.log.add(task.id, before === undefined ? owner : before.owner, extras, this.now());
+  }
+
+  async events(taskId: string, after: number): Promise<{ events: TaskChange[]; last: number }> {
+    return this.log.events(taskId, after);
+  }
+
+  async findIdempotent(key: string, owner?: string): Promise<IdempotentAnswer | undefined> {
+    return this.log.find(key, owner);
+  }
+
+  async saveIdempotentAnswer(key: string, owner: string | undefined, answer: Omit<IdempotentAnswer, 'taskId'>): Promise<void> {
+    this.log.answer(key, owner, answer);
   }
 
   async get(id: string, owner?: string): Promise<Task | undefined> {
@@ -124,7 +150,10 @@ export class MemoryTaskStore implements TaskStore, PushStore {
       .filter((t) => !isTerminal(t.status.state))
       .map((t) => ({ task: failInterrupted(taskOf(t), reason, timestamp), owner: t.owner }))
       .sort((a, b) => newestFirst(a.task, b.task));
-    for (const { task, owner } of failed) this.tasks.set(task.id, saved(task, owner));
+    for (const { task, owner } of failed) {
+      this.tasks.set(task.id, saved(task, owner));
+      this.log.add(task.id, owner, { events: [statusChange(task, this.log.last(task.id) + 1)] }, this.now());
+    }
     return failed.map(({ task }) => task);
   }
 
@@ -174,6 +203,7 @@ export class MemoryTaskStore implements TaskStore, PushStore {
     this.tasks.clear();
     this.configs.clear();
     this.outbox.clear();
+    this.log.clear();
   }
 }
 
@@ -197,6 +227,11 @@ export function failInterrupted(task: Task, reason: string, timestamp: string): 
   failed.status = { state: 'failed', message, timestamp };
   failed.history.push(message);
   return failed;
+}
+
+/** The task's present status as the change numbered `seq` (for a status a store sets itself). */
+export function statusChange(task: Task, seq: number): TaskChange {
+  return { kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status, seq };
 }
 
 function matches(task: Listed, query: TaskQuery): boolean {

@@ -405,8 +405,9 @@ async function expectAnswer(response: HttpResponse, rpc: boolean, id: string | n
   if ('events' in response) {
     check(response.status === 200 && response.headers['content-type'] === 'text/event-stream', 'a stream is 200 text/event-stream', response.headers);
     for (const event of await readEvents(response.events, hangUp)) {
-      const data = /^(?:event: error\n)?data: (.*)\n\n$/s.exec(event);
-      check(data !== null, 'an event is one data line', event);
+      // An error event, or an event numbered in its task's log (the resume extension's id).
+      const data = /^(?:event: error\n|id: \d+\n)?data: (.*)\n\n$/s.exec(event);
+      check(data !== null, 'an event is one data line, after its id or error type', event);
       const value = JSON.parse(data![1]!) as unknown;
       if (rpc) expectRpcMessage(value, 'stream event', id);
       else if (event.startsWith('event: error')) expectRestBody((value as { error: { code: number } }).error.code, value, 'stream error');

@@ -75,7 +75,8 @@ describe('the @a2a-js/sdk 1.0 client over REST against a2a-lite', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     setTimeout(() => server.release(), 50);
     const events = (await response.text()).split('\n\n').filter((chunk) => chunk !== '');
-    expect(JSON.parse(events[0]!.slice('data: '.length))).toMatchObject({ task: { id: running.id, status: { state: 'TASK_STATE_WORKING' } } });
-    expect(JSON.parse(events.at(-1)!.slice('data: '.length))).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    const data = (chunk: string): unknown => JSON.parse(chunk.slice(chunk.indexOf('data: ') + 'data: '.length));
+    expect(data(events[0]!)).toMatchObject({ task: { id: running.id, status: { state: 'TASK_STATE_WORKING' } } });
+    expect(data(events.at(-1)!)).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
   });
 });

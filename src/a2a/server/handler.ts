@@ -12,10 +12,11 @@ import { errorInfoOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
-import type { Method, MethodContext, MethodResult } from './methods.js';
+import type { Method, MethodContext, MethodResult, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
 import { restV1 } from './rest-v1.js';
+import { IDEMPOTENCY_EXTENSION, RELIABILITY_EXTENSIONS, RESUME_EXTENSION, requestedExtensions } from '../wire/extensions.js';
 
 export interface A2AHandlerOptions {
   agent: Agent;
@@ -38,6 +39,9 @@ type Id = string | number | null;
 
 /** The two dialects spoken here; they differ in method names, bodies and error `data`. */
 type Version = '1.0' | '0.3';
+
+/** The extensions every request may activate. */
+const SERVED_EXTENSIONS = [RESUME_EXTENSION, IDEMPOTENCY_EXTENSION];
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 const RPC_PATHS = new Set([JSONRPC_PATH, '/']);
@@ -77,7 +81,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         streaming: true,
         pushNotifications: options.push !== undefined,
         ...(security === undefined ? {} : { security }),
-        ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+        extensions: [...RELIABILITY_EXTENSIONS, ...(options.extensions ?? [])],
       };
       // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
       // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.
@@ -85,19 +89,38 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       const agentCard = v1 ? toAgentCardV1(card, cardOptions) : toHybridAgentCard(card, cardOptions);
       return cardResponse(request, agentCard, since);
     }
-    const context: MethodContext = {};
-    if (options.push !== undefined) context.push = options.push;
-    if (principal !== undefined) context.principal = principal;
+    const context = contextOf(request, principal, options.push);
     if (RPC_PATHS.has(request.path)) {
       if (request.method !== 'POST') return methodNotAllowed('POST');
-      return jsonRpc(options.agent, request, context);
+      return activated(await jsonRpc(options.agent, request, context), context);
     }
     const rest = restV1(options.agent, request, context);
-    if (rest !== undefined) return rest;
+    if (rest !== undefined) return activated(await rest, context);
     return json(404, { error: { code: 404, status: 'NOT_FOUND', message: `no A2A endpoint at ${request.path}` } });
   }, auth);
   // `…/jsonrpc/` is `…/jsonrpc`: some clients join a base URL and a path that way. One slash only.
   return (request) => handle(request.path.length > 1 && request.path.endsWith('/') && !request.path.endsWith('//') ? { ...request, path: request.path.slice(0, -1) } : request);
+}
+
+/** What the methods learn from the request besides their params. */
+function contextOf(request: HttpRequest, principal: string | undefined, push: PushConfigService | undefined): MethodContext {
+  const context: MethodContext = {};
+  if (push !== undefined) context.push = push;
+  if (principal !== undefined) context.principal = principal;
+  const extensions = requestedExtensions(request.headers['a2a-extensions'] ?? request.headers['x-a2a-extensions']);
+  if (extensions.size > 0) context.extensions = extensions;
+  const lastEventId = request.headers['last-event-id'];
+  if (lastEventId !== undefined) context.lastEventId = lastEventId;
+  const idempotencyKey = request.headers['idempotency-key'];
+  if (idempotencyKey !== undefined) context.idempotencyKey = idempotencyKey;
+  return context;
+}
+
+/** The answer naming the extensions of ours the client asked for, which were active for it. */
+function activated(response: HttpResponse, context: MethodContext): HttpResponse {
+  const served = SERVED_EXTENSIONS.filter((uri) => context.extensions?.has(uri) === true);
+  if (served.length === 0) return response;
+  return { ...response, headers: { ...response.headers, 'a2a-extensions': served.join(', ') } };
 }
 
 async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContext): Promise<HttpResponse> {
@@ -167,8 +190,8 @@ function lookup(table: Readonly<Record<string, Method>>, method: string): Method
 }
 
 /** Each event a JSON-RPC response; a failure mid-stream is one last `error` event. */
-function sse(id: Id, version: Version, events: AsyncIterable<Record<string, unknown>>, signal: AbortSignal | undefined): AsyncIterable<string> {
-  return mapEvents(events, (result) => sseEvent({ jsonrpc: '2.0', id, result }), {
+function sse(id: Id, version: Version, events: AsyncIterable<StreamItem>, signal: AbortSignal | undefined): AsyncIterable<string> {
+  return mapEvents(events, (item) => sseEvent({ jsonrpc: '2.0', id, result: item.json }, item.seq), {
     onError: (error) => `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) })}`,
     signal,
   });

@@ -32,7 +32,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** One server-sent event: its JSON on a `data:` line, then a blank line. */
-export function sseEvent(value: unknown): string {
-  return `data: ${JSON.stringify(value)}\n\n`;
+/** One server-sent event: its `id:` when it has one, its JSON on a `data:` line, then a blank line. */
+export function sseEvent(value: unknown, id?: number): string {
+  return id === undefined ? `data: ${JSON.stringify(value)}\n\n` : `id: ${id}\ndata: ${JSON.stringify(value)}\n\n`;
 }

@@ -3,8 +3,8 @@
 
 import { LiteError } from '../../errors.js';
 import type { TaskEvent, TaskMessage } from '../../model/task.js';
-import { only, requiredId, type Method } from './methods.js';
-import { mapEvents } from './map-events.js';
+import { only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
+import { resumeCursor } from '../wire/extensions.js';
 import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
 import { isSettled } from '../../protocol/states.js';
 import { eventToV03, messageFromV03, messageToV03, statusUpdateToV03, taskToV03 } from '../wire/v03.js';
@@ -24,8 +24,8 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
   async 'message/stream'(agent, params, context) {
     const { message, configuration } = sendParams(params);
     const direct = await agent.answer(message);
-    if (direct !== undefined) return { events: eventsV03(only<TaskEvent>({ kind: 'message', message: direct })) };
-    return { events: eventsV03(await agent.stream(message, { owner: context?.principal, ...pushOnSendV03(configuration, context) })) };
+    if (direct !== undefined) return { events: eventsV03(only<TaskEvent>({ kind: 'message', message: direct }), context) };
+    return { events: eventsV03(await agent.stream(message, { owner: context?.principal, ...pushOnSendV03(configuration, context) }), context) };
   },
 
   async 'tasks/get'(agent, params, context) {
@@ -39,7 +39,8 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
   },
 
   async 'tasks/resubscribe'(agent, params, context) {
-    return { events: eventsV03(await agent.subscribe(requiredId(params), { owner: context?.principal })) };
+    const after = resumeCursor(field(params, 'lastEventId'), context?.lastEventId);
+    return { events: eventsV03(await agent.subscribe(requiredId(params), { owner: context?.principal }, after), context) };
   },
 
   ...PUSH_METHODS_V03,
@@ -74,7 +75,7 @@ function blockingOf(configuration: Json): boolean {
  * was already waiting for input, or refused at once) gets a closing status update too, so that
  * every 0.3 stream ends with `final: true`.
  */
-function eventsV03(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
+function eventsV03(events: AsyncIterable<TaskEvent>, context: MethodContext | undefined): AsyncIterable<StreamItem> {
   let last: TaskEvent | undefined;
   const toV03 = (event: TaskEvent): Json => {
     last = event;
@@ -84,5 +85,5 @@ function eventsV03(events: AsyncIterable<TaskEvent>): AsyncIterable<Json> {
     last?.kind === 'task' && isSettled(last.task.status.state) ? statusUpdateToV03(last.task.id, last.task.contextId, last.task.status) : undefined;
   // 0.3 has no way to keep a stream open past a `final` update: it ends where the task waits.
   const settles = (event: TaskEvent): boolean => (event.kind === 'status' && isSettled(event.status.state)) || (event.kind === 'task' && isSettled(event.task.status.state));
-  return mapEvents(events, toV03, { onEnd: closing, endsWith: settles });
+  return streamItems(events, toV03, (json) => json, context, { onEnd: closing, endsWith: settles });
 }

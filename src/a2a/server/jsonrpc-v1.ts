@@ -5,8 +5,8 @@ import { LiteError } from '../../errors.js';
 import type { TaskEvent } from '../../model/task.js';
 import type { Agent } from '../../runtime/agent.js';
 import { pageSizeOf } from '../../store/task-store.js';
-import { mapEvents } from './map-events.js';
-import { only, requiredId, type Method } from './methods.js';
+import { only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
+import { resumeCursor } from '../wire/extensions.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
 import { eventToV1, messageFromV1, messageToV1, stateFromV1, taskToV1 } from '../wire/v1.js';
 import { asObject, field, invalid, optionalInteger, optionalString, shown, type Json } from '../wire/fields.js';
@@ -25,8 +25,8 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
   async SendStreamingMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
     const direct = await agent.answer(message);
-    if (direct !== undefined) return { events: mapEvents(only<TaskEvent>({ kind: 'message', message: direct }), eventToV1) };
-    return { events: mapEvents(await agent.stream(message, { owner: context?.principal, ...pushOnSendV1(configuration, context) }), eventToV1) };
+    if (direct !== undefined) return { events: eventsV1(only<TaskEvent>({ kind: 'message', message: direct }), context) };
+    return { events: eventsV1(await agent.stream(message, { owner: context?.principal, ...pushOnSendV1(configuration, context) }), context) };
   },
 
   async GetTask(agent, params, context) {
@@ -72,7 +72,8 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
   },
 
   async SubscribeToTask(agent, params, context) {
-    return { events: mapEvents(await agent.subscribe(requiredId(params), { owner: context?.principal }), eventToV1) };
+    const after = resumeCursor(field(params, 'lastEventId', 'last_event_id'), context?.lastEventId);
+    return { events: eventsV1(await agent.subscribe(requiredId(params), { owner: context?.principal }, after), context) };
   },
 
   ...PUSH_METHODS_V1,
@@ -90,4 +91,9 @@ function sendParams(params: Json): { message: ReturnType<typeof messageFromV1>; 
   if (message.role !== 'user') throw invalid('params.message.role must be ROLE_USER');
   const configuration = field(params, 'configuration');
   return { message, configuration: configuration === undefined || configuration === null ? {} : asObject(configuration, 'params.configuration') };
+}
+
+/** Task events as 1.0 StreamResponse objects; the member holds the resume metadata. */
+function eventsV1(events: AsyncIterable<TaskEvent>, context: MethodContext | undefined): AsyncIterable<StreamItem> {
+  return streamItems(events, eventToV1, (json) => Object.values(json)[0] as Json | undefined, context);
 }

@@ -2,11 +2,20 @@
 // gives it, its outcome, and the task id most methods read.
 
 import type { PushConfigService } from '../../model/push-config.js';
+import type { TaskEvent } from '../../model/task.js';
 import type { Agent } from '../../runtime/agent.js';
+import { RESUME_EXTENSION, withSeq } from '../wire/extensions.js';
+import { mapEvents } from './map-events.js';
 import { invalid, optionalString, type Json } from '../wire/fields.js';
 
+/** One event of a stream: its wire object, and its number in the task's log when it has one. */
+export interface StreamItem {
+  json: Json;
+  seq?: number;
+}
+
 /** A method's outcome: a result object, or events to send over SSE. */
-export type MethodResult = { result: unknown } | { events: AsyncIterable<Json> };
+export type MethodResult = { result: unknown } | { events: AsyncIterable<StreamItem> };
 
 /** What a method may use besides the agent, given by the transport. */
 export interface MethodContext {
@@ -14,6 +23,12 @@ export interface MethodContext {
   push?: PushConfigService;
   /** Who made the request (auth on): it makes tasks of its own and reaches no others. */
   principal?: string;
+  /** The extensions the client activated (see a2a/wire/extensions.ts). */
+  extensions?: ReadonlySet<string>;
+  /** The request's `Last-Event-ID` header: where a resubscription resumes. */
+  lastEventId?: string;
+  /** The request's `Idempotency-Key` header. */
+  idempotencyKey?: string;
 }
 
 /** One JSON-RPC method: reads its params, calls the agent. Shared by the 1.0 and 0.3 tables. */
@@ -29,4 +44,22 @@ export function requiredId(params: Json): string {
 /** A stream of one event: a direct answer, where a task would have streamed. */
 export async function* only<T>(event: T): AsyncGenerator<T> {
   yield event;
+}
+
+/**
+ * The task events as stream items through `toWire`, numbered; with the resume extension active,
+ * each wire object carries its number in `metadata` too (`inner` finds the object).
+ */
+export function streamItems(events: AsyncIterable<TaskEvent>, toWire: (event: TaskEvent) => Json, inner: (json: Json) => Json | undefined, context: MethodContext | undefined, options: { endsWith?: (event: TaskEvent) => boolean; onEnd?: () => Json | undefined } = {}): AsyncIterable<StreamItem> {
+  const stamp = context?.extensions?.has(RESUME_EXTENSION) === true;
+  const item = (event: TaskEvent): StreamItem => {
+    const json = stamp ? withSeq(toWire(event), event, inner) : toWire(event);
+    const seq = 'seq' in event ? event.seq : undefined;
+    return seq === undefined ? { json } : { json, seq };
+  };
+  const { endsWith, onEnd } = options;
+  return mapEvents(events, item, {
+    ...(endsWith === undefined ? {} : { endsWith }),
+    ...(onEnd === undefined ? {} : { onEnd: () => { const json = onEnd(); return json === undefined ? undefined : { json }; } }),
+  });
 }

@@ -16,7 +16,7 @@ import type { Agent } from '../../runtime/agent.js';
 import { errorInfoOf, rpcStatusOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
-import type { MethodContext } from './methods.js';
+import type { MethodContext, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import { invalid, type Json } from '../wire/fields.js';
 import { A2A_JSON } from '../wire/v1.js';
@@ -58,6 +58,8 @@ const LIST_TASKS_QUERY: Readonly<Record<string, QueryType>> = {
   includeArtifacts: 'boolean',
 };
 const GET_TASK_QUERY: Readonly<Record<string, QueryType>> = { historyLength: 'integer' };
+/** Where a resubscription resumes (the resume extension); the `Last-Event-ID` header says it too. */
+const SUBSCRIBE_QUERY: Readonly<Record<string, QueryType>> = { lastEventId: 'string' };
 const LIST_PUSH_QUERY: Readonly<Record<string, QueryType>> = { pageSize: 'integer', pageToken: 'string' };
 
 /** A2A-Version values served here; a patch number is tolerated, as the spec asks. */
@@ -109,7 +111,7 @@ function operationsAt(target: Exclude<Target, { kind: 'v0.3' }>): Readonly<Recor
       return { POST: withBody((body) => ({ method: 'CancelTask', params: { ...body, id: target.id } })) };
     case 'task:subscribe': {
       // The proto says GET and the spec's prose POST (A2A#1574, still open); the SDK sends POST.
-      const subscribe = withoutBody(() => ({ method: 'SubscribeToTask', params: { id: target.id } }));
+      const subscribe = withoutBody((query) => ({ method: 'SubscribeToTask', params: { ...readQuery(query, SUBSCRIBE_QUERY), id: target.id } }));
       return { GET: subscribe, POST: subscribe };
     }
     case 'pushConfigs':
@@ -239,8 +241,8 @@ function readQuery(query: URLSearchParams, fields: Readonly<Record<string, Query
 }
 
 /** Each event a bare StreamResponse; a failure mid-stream is an `error` event, as the SDK sends. */
-function sse(events: AsyncIterable<Json>, signal: AbortSignal | undefined): AsyncIterable<string> {
-  return mapEvents(events, sseEvent, { onError: (error) => `event: error\n${sseEvent(statusBody(error))}`, signal });
+function sse(events: AsyncIterable<StreamItem>, signal: AbortSignal | undefined): AsyncIterable<string> {
+  return mapEvents(events, (item) => sseEvent(item.json, item.seq), { onError: (error) => `event: error\n${sseEvent(statusBody(error))}`, signal });
 }
 
 /** A failure as a google.rpc.Status body, with the HTTP status the error table gives its code. */

@@ -49,6 +49,26 @@ export const MIGRATIONS: readonly string[] = [
   // without auth (every owner NULL) then pays for no index entry per task.
   `DROP INDEX tasks_by_owner;
    CREATE INDEX tasks_by_owner ON tasks (owner, status_timestamp DESC, id) WHERE owner IS NOT NULL;`,
+  // Each task's numbered events, one row per save (the events a save covers, as a JSON array,
+  // and the numbers they span), for replay to a client that lost its stream; and the
+  // idempotency keys of sends, by owner (an empty blob for none) and key, with the task or the
+  // direct answer each was first given.
+  `CREATE TABLE task_events (
+     task_id BLOB NOT NULL,
+     last_seq INTEGER NOT NULL,
+     first_seq INTEGER NOT NULL,
+     json TEXT NOT NULL,
+     PRIMARY KEY (task_id, last_seq)
+   ) WITHOUT ROWID;
+   CREATE TABLE idempotency_keys (
+     owner BLOB NOT NULL,
+     key BLOB NOT NULL,
+     fingerprint TEXT NOT NULL,
+     task_id BLOB,
+     message TEXT,
+     created_at TEXT NOT NULL,
+     PRIMARY KEY (owner, key)
+   ) WITHOUT ROWID;`,
 ];
 
 /** Brings the file up to the newest schema; refuses one made by a newer a2a-lite. */

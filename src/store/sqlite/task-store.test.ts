@@ -3,11 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { makeConfig, pushStoreContract } from '../../../test/contracts/push-store.js';
+import { taskLogContract } from '../../../test/contracts/task-log.js';
 import { makeTask, taskStoreContract } from '../../../test/contracts/task-store.js';
 import { withStores } from '../../../test/contracts/with-stores.js';
 import { tempHome } from '../../../test/fixtures/home.js';
 import type { Task } from '../../model/task.js';
 import { loadDriver } from './driver.js';
+import { MIGRATIONS } from './schema.js';
 import { openSqliteTaskStore } from './task-store.js';
 import { MemoryTaskStore, type TaskQuery } from '../task-store.js';
 
@@ -16,6 +18,7 @@ const openFile = async (path: string) => (await loadDriver()).open(path);
 
 taskStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
 pushStoreContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
+taskLogContract('SqliteTaskStore', () => openSqliteTaskStore(join(tempHome('sqlite'), 'tasks.db')));
 
 const at = (time: string) => () => new Date(`2026-11-22T${time}Z`);
 
@@ -88,7 +91,7 @@ describe('SqliteTaskStore on disk', () => {
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(4);
+      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(200);
     } finally {
       db.close();
@@ -310,7 +313,7 @@ describe('openSqliteTaskStore refuses', () => {
     db.close();
     await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
       code: 'LEDGER_CORRUPT',
-      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (4)'),
+      message: expect.stringContaining(`schema version 99, newer than this a2a-lite reads (${MIGRATIONS.length})`),
     });
   });
 

@@ -4,18 +4,19 @@
 
 import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../../protocol/states.js';
 import type { PushConfig } from '../../model/push-config.js';
-import type { Task } from '../../model/task.js';
+import type { Task, TaskChange, TaskMessage } from '../../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from '../push-store.js';
 import { Checkpointer } from './checkpointer.js';
 import type { Driver, DriverName, SqliteDatabase, SqliteStatement } from './driver.js';
 import { BUSY_TIMEOUT_MS, openDatabase, storeError } from './open.js';
 import { SqlitePushStore } from './push-store.js';
 import { key, ownerKey, rowOf, walPagesOf, type Row } from './rows.js';
+import { TaskListing } from './listing.js';
+import { addLogRows, SqliteTaskLog, type LogRows } from './task-log.js';
+import type { IdempotentAnswer, SaveExtras } from '../task-log.js';
 import {
-  decodeCursor,
-  encodeCursor,
   failInterrupted,
-  pageSizeOf,
+  statusChange,
   type TaskPage,
   type TaskQuery,
   type TaskStore,
@@ -41,9 +42,6 @@ export interface SqliteTaskStoreOptions extends TaskStoreOptions {
 }
 
 const TERMINAL_STATES = ([INITIAL_STATE, ...WIRE_STATES] as readonly TaskState[]).filter(isTerminal);
-
-/** The newest-first order of the memory store's `newestFirst`, as SQL. */
-const NEWEST_FIRST = 'ORDER BY status_timestamp DESC, id ASC';
 
 /**
  * Opens (creating if needed) the SQLite task store at `path`, with its parent folders.
@@ -72,8 +70,10 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   private readonly selectUnfinished: Statement;
   /** Push configs and the outbox, in the same file. */
   private readonly pushes: SqlitePushStore;
-  /** List statements by filter shape, prepared on first use. */
-  private readonly listing = new Map<string, { count: Statement; rows: Statement }>();
+  /** Each task's events and the idempotency keys, in the same file. */
+  private readonly log: SqliteTaskLog;
+  /** Lists tasks, by statements prepared on first use. */
+  private readonly listing: TaskListing;
 
   /** Checkpoints the WAL off the event loop once writes pile up; none for a file in memory. */
   private readonly checkpointer: Checkpointer | undefined;
@@ -103,6 +103,8 @@ export class SqliteTaskStore implements TaskStore, PushStore {
       .prepare(`SELECT json FROM tasks WHERE state NOT IN (${TERMINAL_STATES.map(() => '?').join(', ')}) ORDER BY id`)
       .pluck();
     this.pushes = new SqlitePushStore(db, (doing, run) => this.guard(doing, run));
+    this.log = new SqliteTaskLog(db);
+    this.listing = new TaskListing(db);
     if (db.memory) return;
     let raised = false;
     this.checkpointer = new Checkpointer({
@@ -131,18 +133,21 @@ export class SqliteTaskStore implements TaskStore, PushStore {
    * together in one transaction (a group commit), and each promise settles after that commit.
    * A busy server thus pays one commit per batch instead of one per change.
    */
-  save(task: Task, owner?: string): Promise<void> {
+  save(task: Task, owner?: string, extras?: SaveExtras): Promise<void> {
     // A task saved twice in one turn is written once, with the owner of its first save.
     const earlier = this.pending.get(task.id);
     this.pending.set(task.id, rowOf(task, earlier === undefined ? ownerKey(owner) : earlier[5]));
+    if (extras !== undefined && (extras.events?.length || extras.idempotency)) this.pendingLog.set(task.id, addLogRows(this.pendingLog.get(task.id), extras, owner));
     this.committing ??= new Promise<void>((resolve, reject) => {
       setImmediate(() => {
         const rows = [...this.pending.values()];
+        const logs = [...this.pendingLog.entries()];
         this.pending.clear();
+        this.pendingLog.clear();
         this.committing = undefined;
         try {
           // One clock reading per batch: created_at is the time of the commit that made the row.
-          this.guard('save tasks', () => this.writeAll(rows, this.now().toISOString()));
+          this.guard('save tasks', () => this.writeAll(rows, logs, this.now().toISOString()));
           resolve();
           this.checkpointer?.wrote(walPagesOf(rows));
         } catch (error) {
@@ -161,27 +166,27 @@ export class SqliteTaskStore implements TaskStore, PushStore {
     return json === undefined ? undefined : (JSON.parse(json) as Task);
   }
 
+  async events(taskId: string, after: number): Promise<{ events: TaskChange[]; last: number }> {
+    await this.settled();
+    // One read transaction: the events and the last number from the same snapshot.
+    return this.guard('read task events', () => this.db.transaction(() => this.log.events(taskId, after))());
+  }
+
+  async findIdempotent(given: string, owner?: string): Promise<IdempotentAnswer | undefined> {
+    await this.settled();
+    return this.guard('read an idempotency key', () => this.log.find(given, owner));
+  }
+
+  async saveIdempotentAnswer(given: string, owner: string | undefined, answer: { fingerprint: string; message?: TaskMessage; createdAt: string }): Promise<void> {
+    this.guard('save an idempotency key', () => this.log.answer(given, owner, answer));
+  }
+
   /** Filters and orders in SQL; the page token is the memory store's, a keyset cursor. */
   async list(query: TaskQuery = {}): Promise<TaskPage> {
     await this.settled();
-    const size = pageSizeOf(query.pageSize);
-    const after = query.pageToken ? decodeCursor(query.pageToken) : undefined;
-    const params: Record<string, unknown> = { limit: size + 1 };
-    if (query.owner !== undefined) params.owner = key(query.owner);
-    if (query.contextId) params.contextId = key(query.contextId);
-    if (query.state) params.state = query.state;
-    if (query.updatedAfter) params.updatedAfter = key(query.updatedAfter);
-    if (after) Object.assign(params, { afterTimestamp: key(after.timestamp), afterId: key(after.id) });
-    const { count, rows } = this.listStatements(query);
-    // One read transaction, so the total and the page come from the same snapshot.
-    const [totalSize, json] = this.guard('list tasks', () =>
-      this.db.transaction((): [number, string[]] => [count.get(params) as number, rows.all(params) as string[]])(),
-    );
-    const tasks = json.slice(0, size).map((j) => JSON.parse(j) as Task);
-    const last = tasks.at(-1);
-    const more = json.length > size && last !== undefined;
-    return { tasks, nextPageToken: more ? encodeCursor(last.status.timestamp, last.id) : '', totalSize };
+    return this.guard('list tasks', () => this.listing.list(query));
   }
+
 
   async recoverInterrupted(reason: string): Promise<Task[]> {
     const timestamp = this.now().toISOString();
@@ -191,7 +196,10 @@ export class SqliteTaskStore implements TaskStore, PushStore {
           const unfinished = this.selectUnfinished.all(...TERMINAL_STATES) as string[];
           const failed = unfinished.map((json) => failInterrupted(JSON.parse(json) as Task, reason, timestamp));
           // The rows exist: the upsert keeps their owners.
-          for (const task of failed) this.write(task, timestamp);
+          for (const task of failed) {
+            this.write(task, timestamp);
+            this.log.write(key(task.id), { events: [statusChange(task, this.log.last(task.id) + 1)] }, timestamp);
+          }
           return failed;
         })
         .immediate(),
@@ -256,45 +264,24 @@ export class SqliteTaskStore implements TaskStore, PushStore {
 
   /** Saves queued in this turn, keyed by id: a task saved twice keeps only its newest row. */
   private readonly pending = new Map<string, Row>();
+  /** What saves queued in this turn add to the log, by task id. */
+  private readonly pendingLog = new Map<string, LogRows>();
   private committing: Promise<void> | undefined;
-  private writeAllRows: ((rows: Row[], createdAt: string) => void) | undefined;
+  private writeAllRows: ((rows: Row[], logs: [string, LogRows][], createdAt: string) => void) | undefined;
 
   /** Reads wait for a batch in flight, so a reader sees every save made before it. */
   private async settled(): Promise<void> {
     if (this.committing !== undefined) await this.committing.catch(() => {});
   }
 
-  private writeAll(rows: Row[], createdAt: string): void {
-    this.writeAllRows ??= this.db.transaction((batch: Row[], at: string) => {
+  private writeAll(rows: Row[], logs: [string, LogRows][], createdAt: string): void {
+    this.writeAllRows ??= this.db.transaction((batch: Row[], added: [string, LogRows][], at: string) => {
       for (const row of batch) this.upsert.run(...row, at);
+      for (const [id, log] of added) this.log.write(key(id), log, at);
     });
-    this.writeAllRows(rows, createdAt);
+    this.writeAllRows(rows, logs, createdAt);
   }
 
-  private listStatements(query: TaskQuery): { count: Statement; rows: Statement } {
-    const where: string[] = [];
-    if (query.owner !== undefined) where.push('owner = @owner');
-    if (query.contextId) where.push('context_id = @contextId');
-    if (query.state) where.push('state = @state');
-    if (query.updatedAfter) where.push('status_timestamp >= @updatedAfter');
-    const shape = `${where.join(' AND ')}|${query.pageToken ? 'after' : ''}`;
-    let statements = this.listing.get(shape);
-    if (statements === undefined) {
-      const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-      // Strictly after the cursor in newest-first order. The `<=` is implied by the OR, and
-      // is there so that SQLite can seek the index instead of scanning to the cursor.
-      const page = query.pageToken
-        ? `${filter ? `${filter} AND` : 'WHERE'} status_timestamp <= @afterTimestamp
-           AND (status_timestamp < @afterTimestamp OR id > @afterId)`
-        : filter;
-      statements = {
-        count: this.db.prepare(`SELECT count(*) FROM tasks ${filter}`).pluck(),
-        rows: this.db.prepare(`SELECT json FROM tasks ${page} ${NEWEST_FIRST} LIMIT @limit`).pluck(),
-      };
-      this.listing.set(shape, statements);
-    }
-    return statements;
-  }
 
   private guard<T>(doing: string, run: () => T): T {
     try {
