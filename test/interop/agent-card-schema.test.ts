@@ -11,7 +11,10 @@ import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/serve/node-http.js';
 import { startPushSender, type PushSender } from '../../src/serve/push-sender.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
+import { cli } from '../cli/run-cli.js';
+import { startServe } from '../faults/serve-process.js';
 import { jiajiaCard, mexicoCard } from '../fixtures/cards.js';
+import { tempHome } from '../fixtures/home.js';
 
 type Json = Record<string, unknown>;
 
@@ -138,6 +141,23 @@ describe('the card served to a 1.0 client passes the A2A 1.0 AgentCard schema', 
       { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ]);
+  });
+});
+
+describe('a2a-lite serve itself', () => {
+  it('gives a 1.0 client a card the schema accepts, and anyone else the 0.3 fields, with push and both kinds of auth on', async () => {
+    const home = tempHome('card-schema');
+    const made = cli(['card', 'init', '--id', 'carded', '--name', 'Carded', '--channel', 'discord:carded', '--skill', JSON.stringify({ id: 'see', name: 'See', description: 'Looks at images', inputModes: ['image'], outputModes: ['text', 'file'] })], { home });
+    expect(made.code, made.stderr).toBe(0);
+    process.env.A2A_CARD_TEST_BEARER = 'bearer-for-the-card-test';
+    process.env.A2A_CARD_TEST_KEY = 'key-for-the-card-test';
+    const server = await startServe(home, 'true', ['--store', 'memory', '--push', '--auth-bearer-env', 'A2A_CARD_TEST_BEARER', '--auth-api-key-env', 'A2A_CARD_TEST_KEY']);
+    const cardAt = async (headers: Record<string, string>) => (await (await fetch(`${server.info.url}/.well-known/agent-card.json`, { headers })).json()) as Json;
+    const v1 = await cardAt({ 'A2A-Version': '1.0' });
+    expect(schemaErrors(v1)).toEqual([]);
+    expect(Object.keys(v1.securitySchemes as Json)).toEqual(['bearer', 'apiKey']);
+    expect(v1.capabilities).toMatchObject({ pushNotifications: true });
+    expect(await cardAt({})).toMatchObject({ url: `${server.info.url}/jsonrpc`, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', security: [{ bearer: [] }, { apiKey: [] }] });
   });
 });
 
