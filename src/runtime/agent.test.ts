@@ -3,7 +3,8 @@ import { jiajiaCard } from '../card/examples.js';
 import { LiteError } from '../errors.js';
 import { MemoryTaskStore } from '../store/task-store.js';
 import { createAgent, type AgentOptions } from './agent.js';
-import type { TaskEvent, TaskMessage } from '../model/task.js';
+import { FINAL_WORDS_LIMIT } from './task-context.js';
+import { textOf, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 let counter = 0;
 const userMessage = (text: string, extra: Partial<TaskMessage> = {}): TaskMessage => ({
@@ -34,7 +35,7 @@ const codeOf = async (run: () => Promise<unknown>): Promise<string | undefined> 
 };
 
 describe('the agent runtime', () => {
-  it('runs a task to completion and keeps the result as an artifact', async () => {
+  it('runs a task to completion, keeps the result as an artifact and says it on the final status', async () => {
     const agent = agentWith(async (task, ctx) => {
       await ctx.status('working', { message: '正在收集资料', progress: 50 });
       await ctx.complete({ text: `report on ${task.text}` });
@@ -42,9 +43,29 @@ describe('the agent runtime', () => {
     const task = await agent.send(userMessage('AI agents'));
     expect(task.status.state).toBe('completed');
     expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: 'report on AI agents' }]);
-    expect(task.history.map((m) => m.role)).toEqual(['user', 'agent']);
+    expect(task.status.message?.parts).toEqual([{ kind: 'text', text: 'report on AI agents' }]);
+    expect(task.history.map((m) => m.role)).toEqual(['user', 'agent', 'agent']);
     expect(task.history[1]?.metadata).toEqual({ a2aLite: { progress: 50 } });
     expect(await agent.store.get(task.id)).toEqual(task);
+  });
+
+  it.each([
+    ['a short text, said on the final status too', { text: 'x'.repeat(FINAL_WORDS_LIMIT) }, 'x'.repeat(FINAL_WORDS_LIMIT)],
+    ['a longer text, left to the artifact', { text: 'x'.repeat(FINAL_WORDS_LIMIT + 1) }, undefined],
+    ['a short text with its own words', { text: 'the report', message: 'Report done.' }, 'Report done.'],
+    ['a short text and no words, asked for', { text: 'the report', message: '' }, undefined],
+    ['only data', { data: { rows: 3 } }, undefined],
+    ['nothing at all', {}, undefined],
+  ])('ends with %s', async (_what, result, words) => {
+    const task = await agentWith(async (_task, ctx) => ctx.complete(result)).send(userMessage('x'));
+    expect(task.status.state).toBe('completed');
+    expect(task.status.message === undefined ? undefined : textOf(task.status.message)).toEqual(words);
+  });
+
+  it('says a returned string on the final status, as ctx.complete({ text }) does', async () => {
+    const task = await agentWith(() => 'pong').send(userMessage('ping'));
+    expect(task.artifacts[0]?.parts).toEqual([{ kind: 'text', text: 'pong' }]);
+    expect(task.status.message?.parts).toEqual([{ kind: 'text', text: 'pong' }]);
   });
 
   it('streams the task, then each update as it happens, then ends', async () => {

@@ -48,7 +48,8 @@ export interface TaskContext {
   /**
    * Ends the task as completed, with its result as an artifact (named `result` unless `name`
    * says otherwise), and `message` as the words of the final status, for clients that read only
-   * the status.
+   * the status. Without `message`, a text of at most 2,000 characters is said there too;
+   * `message: ''` says nothing.
    */
   complete(result?: ArtifactContent & { message?: string }): Promise<void>;
   fail(reason: string): Promise<void>;
@@ -143,7 +144,7 @@ export function taskContext(live: LiveTask, actions: TaskActions): TaskContext {
       guard();
       const parts = resultParts(result);
       if (parts.length > 0) actions.addArtifact(live, { artifactId: actions.newId(), name: result.name ?? 'result', parts });
-      const words = result.message ?? '';
+      const words = result.message ?? finalWords(result.text);
       actions.setStatus(live, 'completed', words === '' ? undefined : agentMessage(task, words, actions.newId()));
       await live.saving;
     },
@@ -158,6 +159,18 @@ export function taskContext(live: LiveTask, actions: TaskActions): TaskContext {
       await live.saving;
     },
   };
+}
+
+/** A result text this long or shorter is also the final status message's, unless told otherwise (about one chat message). */
+export const FINAL_WORDS_LIMIT = 2000;
+
+/**
+ * The words of the final status when the handler gives none: the result's text when it is short,
+ * so that a client that reads only the status sees the answer; a long text stays in the artifact
+ * alone rather than travel twice in every copy of the task.
+ */
+function finalWords(text: string | undefined): string {
+  return text !== undefined && text.length <= FINAL_WORDS_LIMIT ? text : '';
 }
 
 /** The agent's words in a task, with a progress and an eta in its metadata when given. */

@@ -60,6 +60,14 @@ describe('serve --exec', () => {
     expect(stdin).toBe(`[A2A:task id=${task.id} skill=research priority=high]\nAI agents, [A2A:nested] last week\n`);
   });
 
+  it('says the result on the final status, or the words a completed status gives', async () => {
+    const plain = await agentFor('echo "forty-two"').agent.send(message('answer'));
+    expect([reasonOf(plain), plain.artifacts[0]?.parts]).toEqual(['forty-two', [{ kind: 'text', text: 'forty-two' }]]);
+    const { agent } = agentFor('printf "[A2A:result task=$A2A_TASK_ID state=completed]\\n42\\n[A2A:status task=$A2A_TASK_ID state=completed]\\nAnswered.\\n"');
+    const worded = await agent.send(message('answer'));
+    expect([worded.status.state, reasonOf(worded), worded.artifacts[0]?.parts]).toEqual(['completed', 'Answered.', [{ kind: 'text', text: '42' }]]);
+  });
+
   it('takes text that does not open with a valid task header word for word', async () => {
     const { agent, workRoot } = agentFor('cat > stdin.txt; echo "[$A2A_PEER_TASK_ID]"');
     const task = await agent.send(message('[A2A:task id=../../bad]\nhello'));

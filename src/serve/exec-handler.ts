@@ -9,24 +9,27 @@
 //                        (auth-required the same)
 //   [A2A:result … state=completed] + [附件: f]   → the result, with files from the task folder
 //   plain text, exit 0                           → the result text
+//   [A2A:status … state=completed]               → the words of the final status (with a result
+//                        or plain text, in any order); without them, a result text of at most
+//                        2,000 characters is said there too, and an empty body says nothing
 //   exit ≠ 0                                     → failed, with the end of stderr
 //
 // Cancel sends SIGTERM, then SIGKILL after a grace period; so do the time and output limits,
 // and the program's exit to whatever it left running with its output still open.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { mediaTypeOf } from '../media-types.js';
 import { format } from '../protocol/format.js';
 import { parseAll } from '../protocol/parse.js';
-import { isInterrupted, isSettled, isTerminal, isWireState } from '../protocol/states.js';
+import { isSettled, isWireState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { progressValue } from '../protocol/validate.js';
-import type { IncomingTask, ResultFile, TaskContext } from '../runtime/agent.js';
+import type { IncomingTask, TaskContext } from '../runtime/agent.js';
 import { textOf } from '../model/task.js';
-import { fileInside, safeFileName } from '../home/safe-names.js';
+import { safeFileName } from '../home/safe-names.js';
 import { liftTaskHeader } from '../lite/request.js';
+import { finish, outcomeOf, type Outcome } from './exec-outcome.js';
 import { saveFiles, taskMessage, withLiteHeader, type ExecTask } from './exec-transcript.js';
 
 export interface ExecOptions {
@@ -79,11 +82,6 @@ export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: Tas
     }
   };
 }
-
-/** How a turn ended: with a question for the requester, or with the end of the task. */
-export type Outcome =
-  | { kind: 'ask'; question: string }
-  | { kind: 'end'; state: 'completed' | 'failed' | 'rejected' | 'cancelled'; text: string; attachments: string[] };
 
 /** Runs the command once and reads what it printed. */
 async function runTurn(options: ExecOptions, folder: string, task: ExecTask, transcript: Message[], ctx: TaskContext): Promise<Outcome> {
@@ -168,49 +166,9 @@ async function runTurn(options: ExecOptions, folder: string, task: ExecTask, tra
   return outcomeOf(stdout, code, `the program failed: ${tail}`);
 }
 
-/**
- * What a turn's whole output says, once the program has ended: the last status or result with
- * a state decides (input-required or auth-required asks, after a clean exit; a final state ends
- * the task); else an exit code other than 0 fails the task with `failure`, and a clean exit
- * completes it with the plain text printed.
- */
-export function outcomeOf(stdout: string, code: number | null, failure: string): Outcome {
-  const messages = parseAll(stdout);
-  const last = [...messages].reverse().find((m) => (m.type === 'result' || m.type === 'status') && m.params.state !== undefined && isWireState(m.params.state));
-  const state = last?.params.state;
-  if (last !== undefined && state !== undefined && isWireState(state) && isInterrupted(state) && code === 0) return { kind: 'ask', question: last.body };
-  if (last !== undefined && state !== undefined && isWireState(state) && isTerminal(state)) {
-    return { kind: 'end', state: state as Extract<Outcome, { kind: 'end' }>['state'], text: last.body || last.params.reason || '', attachments: last.attachments };
-  }
-  if (code !== 0) return { kind: 'end', state: 'failed', text: failure, attachments: [] };
-  const plain = messages.filter((m) => m.type === 'plain');
-  return { kind: 'end', state: 'completed', text: plain.map((m) => m.body).join('\n\n'), attachments: plain.flatMap((m) => m.attachments) };
-}
-
 /** `600`, `0.3`: a limit in seconds as a user would write it. */
 function seconds(ms: number): string {
   return String(Number((ms / 1000).toFixed(3)));
-}
-
-/** Ends the task as the outcome says, with the files it names from the task folder. */
-export async function finish(ctx: TaskContext, folder: string, outcome: Extract<Outcome, { kind: 'end' }>, maxFileBytes: number): Promise<unknown> {
-  // Cancelled by the requester, the task has ended already; a program cannot cancel its own task.
-  if (outcome.state === 'cancelled') return ctx.signal.aborted ? undefined : ctx.fail(outcome.text || 'the program cancelled the task');
-  if (outcome.state === 'failed') return ctx.fail(outcome.text || 'the program reported failure');
-  if (outcome.state === 'rejected') return ctx.reject(outcome.text || 'the program declined the task');
-  let files: ResultFile[];
-  try {
-    files = outcome.attachments.map((name) => readResultFile(folder, name, maxFileBytes));
-  } catch (error) {
-    return ctx.fail((error as Error).message);
-  }
-  return ctx.complete({ text: outcome.text, files });
-}
-
-function readResultFile(folder: string, name: string, max: number): ResultFile {
-  const path = fileInside(folder, name);
-  if (statSync(path).size > max) throw new Error(`${name} is larger than ${max} bytes`);
-  return { name, bytes: readFileSync(path), mediaType: mediaTypeOf(name) };
 }
 
 /**
@@ -298,6 +256,4 @@ export class StatusReader {
     else this.open.set(name, sent.catch(() => undefined));
   }
 }
-
-/** The task as the program reads it: an [A2A:task] message naming the files saved for it. */
 

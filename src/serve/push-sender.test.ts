@@ -72,7 +72,7 @@ describe('the push sender delivers', () => {
     const task = await sendWithHooks(agent, push, 'hello', [{ url: hook.url, token: TOKEN, authentication: { scheme: 'Bearer', credentials: CREDENTIALS } }]);
     await eventually(() => expect(hook.delivered).toHaveLength(4));
     expect(v1Kinds(hook)).toEqual(['task:SUBMITTED', 'statusUpdate:WORKING', 'artifactUpdate', 'statusUpdate:COMPLETED']);
-    expect(hook.delivered[3]?.json).toEqual({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_COMPLETED', timestamp: task.status.timestamp } } });
+    expect(hook.delivered[3]?.json).toEqual({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_COMPLETED', timestamp: task.status.timestamp, message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'echo: hello' }] }) } } });
     expect((hook.delivered[2]?.json.artifactUpdate as { artifact: { parts: unknown[] } }).artifact.parts).toEqual([{ text: 'echo: hello' }]);
     for (const { headers } of hook.delivered) {
       expect(headers).toMatchObject({ 'content-type': 'application/a2a+json', authorization: `Bearer ${CREDENTIALS}`, 'x-a2a-notification-token': TOKEN });

@@ -12,8 +12,10 @@ import { afterAll, describe, it } from 'vitest';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { WIRE_STATES } from '../../src/protocol/states.js';
 import { createAgent, type Agent, type TaskContext } from '../../src/runtime/agent.js';
+import { FINAL_WORDS_LIMIT } from '../../src/runtime/task-context.js';
 import { textOf, type Task } from '../../src/model/task.js';
-import { finish, outcomeOf, StatusReader, type Outcome } from '../../src/serve/exec-handler.js';
+import { StatusReader } from '../../src/serve/exec-handler.js';
+import { finish, outcomeOf, type Outcome } from '../../src/serve/exec-outcome.js';
 import { check, expectSame } from './expect-fast.js';
 import { cut, line, words } from './hostile-text.js';
 import { fuzzOptions, fuzzTarget, fuzzTimeout } from './runs.js';
@@ -119,6 +121,11 @@ describe('fuzz: reading an exec program’s output', () => {
             const task: Task = await agent.send({ messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'go' }] });
             check(allowed(turn.outcome).includes(task.status.state), 'the task ends as the output says', { text, code, state: task.status.state, outcome: turn.outcome });
             if (task.status.state === 'failed') check(textOf(task.status.message) !== '', 'a failed task says why', task.status);
+            if (task.status.state === 'completed' && turn.outcome?.kind === 'end') {
+              const { text: result, message } = turn.outcome;
+              const words = message ?? (result.length <= FINAL_WORDS_LIMIT ? result : '');
+              check(textOf(task.status.message) === words, 'the final status says the words the output gave, else a short result', { text, outcome: turn.outcome, status: task.status });
+            }
             if (task.status.state === 'input-required') await agent.cancel(task.id);
             check(reported.length === 0, 'the agent reported no failure', reported);
           }),

@@ -65,7 +65,9 @@ export function sdkClientSuite(session: SdkSession, options: SdkClientSuiteOptio
     const task = asTask(await send(session.client, 'hello'));
     expect(stateOf(task)).toBe('TASK_STATE_COMPLETED');
     expect(textOf(task)).toEqual({ $case: 'text', value: 'echo: hello' });
-    expect(task.history.map((m) => Role[m.role])).toEqual(['ROLE_USER', 'ROLE_AGENT']);
+    // The agent's words while working, then the result said again on the final status.
+    expect(task.history.map((m) => Role[m.role])).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_AGENT']);
+    expect(task.status?.message?.parts[0]?.content).toEqual({ $case: 'text', value: 'echo: hello' });
   });
 
   it('honours historyLength in the send configuration', async () => {

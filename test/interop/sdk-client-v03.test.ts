@@ -137,14 +137,16 @@ describe('A2A 0.3 on the wire', () => {
     const { result } = await rpc('message/send', { message: sent });
     const id = result!.id as string;
     const contextId = result!.contextId as string;
+    const finalWords = { kind: 'message', messageId: expect.any(String), role: 'agent', parts: [{ kind: 'text', text: 'echo: shape' }], contextId, taskId: id };
     expect(result).toEqual({
       kind: 'task',
       id: expect.any(String),
       contextId: expect.any(String),
-      status: { state: 'completed', timestamp: stamp },
+      status: { state: 'completed', message: finalWords, timestamp: stamp },
       history: [
         { ...sent, contextId, taskId: id },
         { kind: 'message', messageId: expect.any(String), role: 'agent', parts: [{ kind: 'text', text: 'working on: shape' }], contextId, taskId: id },
+        finalWords,
       ],
       artifacts: [{ artifactId: expect.any(String), name: 'result', parts: [{ kind: 'text', text: 'echo: shape' }] }],
     });
@@ -214,7 +216,8 @@ describe('A2A 0.3 on the wire', () => {
       append: false,
       lastChunk: true,
     });
-    expect(done).toEqual({ kind: 'status-update', taskId: task!.id, contextId: task!.contextId, status: { state: 'completed', timestamp: stamp }, final: true });
+    const finalWords = { kind: 'message', messageId: expect.any(String), role: 'agent', parts: [{ kind: 'text', text: 'echo: sse' }], contextId: task!.contextId, taskId: task!.id };
+    expect(done).toEqual({ kind: 'status-update', taskId: task!.id, contextId: task!.contextId, status: { state: 'completed', message: finalWords, timestamp: stamp }, final: true });
     expect(replies).toHaveLength(4);
   });
 

@@ -36,25 +36,36 @@ export interface CardExtension {
 }
 
 /**
- * The security schemes in force, in 1.0 form (a member naming the kind of scheme) and in 0.3
- * form (`type`, `scheme`, `in`). Both sit in one object per scheme: each reader takes the
- * fields it knows and ignores the others, as both versions require of unknown fields.
+ * The security schemes in force, in 1.0 form (one member naming the kind of scheme) and in 0.3
+ * form (`type`, `scheme`, `in`). The 1.0 card holds only the first: the 1.0 schema's objects are
+ * closed. The hybrid card puts both in one object per scheme, and each reader takes the fields it
+ * knows and ignores the others, as both versions require of unknown fields.
  */
 function securityOf(security: CardOptions['security']) {
-  const schemes: Record<string, Record<string, unknown>> = {};
-  const v1: Record<string, unknown>[] = [];
-  const v03: Record<string, string[]>[] = [];
+  const v1: Record<string, Record<string, unknown>> = {};
+  const v03: Record<string, Record<string, unknown>> = {};
   if (security?.bearer) {
-    schemes.bearer = { httpAuthSecurityScheme: { scheme: 'Bearer' }, type: 'http', scheme: 'bearer' };
-    v1.push({ schemes: { bearer: { list: [] } } });
-    v03.push({ bearer: [] });
+    v1.bearer = { httpAuthSecurityScheme: { scheme: 'Bearer' } };
+    v03.bearer = { type: 'http', scheme: 'bearer' };
   }
   if (security?.apiKeyHeader) {
-    schemes.apiKey = { apiKeySecurityScheme: { location: 'header', name: security.apiKeyHeader }, type: 'apiKey', in: 'header', name: security.apiKeyHeader };
-    v1.push({ schemes: { apiKey: { list: [] } } });
-    v03.push({ apiKey: [] });
+    v1.apiKey = { apiKeySecurityScheme: { location: 'header', name: security.apiKeyHeader } };
+    v03.apiKey = { type: 'apiKey', in: 'header', name: security.apiKeyHeader };
   }
-  return { schemes, v1, v03 };
+  const names = Object.keys(v1);
+  return {
+    schemes: v1,
+    requirements: names.map((name) => ({ schemes: { [name]: { list: [] } } })),
+    bothSchemes: Object.fromEntries(names.map((name) => [name, { ...v1[name], ...v03[name] }])),
+    v03Requirements: names.map((name) => ({ [name]: [] })),
+  };
+}
+
+/** An extension as 1.0 declares it: these four fields and no other, `required` always said. */
+function extensionOf(extension: CardExtension): Record<string, unknown> {
+  const declared: Record<string, unknown> = { uri: extension.uri, description: extension.description, required: extension.required ?? false };
+  if (extension.params !== undefined) declared.params = extension.params;
+  return declared;
 }
 
 /** The JSON-RPC endpoint under the base URL; REST paths hang off the base URL itself. */
@@ -72,6 +83,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
   const lite: Record<string, unknown> = { protocol: card.protocol, id: card.agent.id, framework: card.agent.framework };
   if (card.channels?.length) lite.channels = card.channels;
   if (card.agent.version) lite.version = card.agent.version;
+  const security = securityOf(options.security);
   return {
     name: card.agent.name,
     description: card.description ?? `${card.agent.name}, an A2A-Lite agent`,
@@ -86,12 +98,12 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
       pushNotifications: options.pushNotifications,
       extensions: [
         { uri: LITE_CARD_EXTENSION, description: 'The A2A-Lite card of this agent', required: false, params: lite },
-        ...(options.extensions ?? []).map((extension) => ({ required: false, ...extension })),
+        ...(options.extensions ?? []).map(extensionOf),
       ],
       extendedAgentCard: false,
     },
-    securitySchemes: securityOf(options.security).schemes,
-    securityRequirements: securityOf(options.security).v1,
+    securitySchemes: security.schemes,
+    securityRequirements: security.requirements,
     defaultInputModes: modes(allInputs.length > 0 ? allInputs : undefined),
     defaultOutputModes: modes(allOutputs.length > 0 ? allOutputs : undefined),
     skills: card.skills.map((skill) => ({
@@ -112,6 +124,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
  * `supportedInterfaces` and pick 1.0.
  */
 export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<string, unknown> {
+  const security = securityOf(options.security);
   return {
     ...toAgentCardV1(card, options),
     protocolVersion: '0.3.0',
@@ -119,7 +132,8 @@ export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<
     preferredTransport: 'JSONRPC',
     // 0.3's name for 1.0's `capabilities.extendedAgentCard`.
     supportsAuthenticatedExtendedCard: false,
-    security: securityOf(options.security).v03,
+    securitySchemes: security.bothSchemes,
+    security: security.v03Requirements,
   };
 }
 

@@ -30,7 +30,8 @@ export const command: Command = {
 runs CMD in the task's own folder (<home>/work/<task id>/): the conversation arrives on stdin
 as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] lines for progress,
 [A2A:status … state=input-required] to ask a question, [A2A:result …] with [附件: file]
-lines for the result, or plain text with exit 0. A non-zero exit fails the task.
+lines for the result, or plain text with exit 0, and [A2A:status … state=completed] for the
+words of the final status (by default a short result's text). A non-zero exit fails the task.
 
 options:
   --exec CMD              the program to run for each task (a shell command; paths in it are
