@@ -6,6 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AHandler, type A2AHandlerOptions } from '../../src/a2a/server/handler.js';
 import { LITE_CARD_EXTENSION } from '../../src/a2a/wire/agent-card.js';
+import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION } from '../../src/a2a/wire/extensions.js';
 import type { LiteCard } from '../../src/card/types.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/serve/node-http.js';
@@ -133,6 +134,8 @@ describe('the card served to a 1.0 client passes the A2A 1.0 AgentCard schema', 
     expect(v1.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: false });
     expect((v1.capabilities as { extensions: Json[] }).extensions).toEqual([
       { uri: LITE_CARD_EXTENSION, description: expect.any(String), required: false, params: { protocol: 'a2a-lite/1.0', id: 'mexico', framework: 'openclaw', channels: ['discord:mexico'] } },
+      { uri: RESUME_EXTENSION, description: expect.any(String), required: false, params: { header: 'Last-Event-ID', param: 'lastEventId' } },
+      { uri: IDEMPOTENCY_EXTENSION, description: expect.any(String), required: false, params: expect.objectContaining({ header: 'Idempotency-Key' }) },
       { uri: 'https://example.org/ext/c/v1', description: 'C', required: false, params: {} },
     ]);
     expect(v1.defaultInputModes).toEqual(['video/*', 'audio/*', 'image/*', 'text/plain']);
