@@ -1,13 +1,15 @@
 // Where a serving agent keeps its tasks: the TaskStore contract, and the in-memory store for
-// throwaway runs, which keeps push configs and their outbox too (PushStore). SQLite (the
-// default for `serve`) implements the same contracts.
+// throwaway runs, which keeps push configs and their outbox too (PushStore) and deletes old tasks
+// (RetentionStore). SQLite (the default for `serve`) implements the same contracts.
 
 import { randomUUID } from 'node:crypto';
 import type { PushConfig } from '../model/push-config.js';
 import { LiteError } from '../errors.js';
-import { isTerminal, type TaskState } from '../protocol/states.js';
+import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
+import type { RetentionRules } from '../model/retention.js';
 import { cloneTask, type Task, type TaskMessage } from '../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
+import { oldestFirst, smallest, type RetentionStore } from './retention-store.js';
 
 export interface TaskQuery {
   /** Only the tasks of this owner (see `TaskStore.save`); every task when left out. */
@@ -91,12 +93,13 @@ function taskOf(entry: Saved): Task {
 }
 
 /** Keeps tasks, push configs and the outbox in Maps; gone when the process ends. */
-export class MemoryTaskStore implements TaskStore, PushStore {
+export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
   private readonly tasks = new Map<string, Saved>();
   /** By `[taskId, id]` as JSON; a Map keeps insertion order, which is the listing order. */
   private readonly configs = new Map<string, PushConfig>();
   private readonly outbox = new Map<number, PendingDelivery>();
   private lastSeq = 0;
+  private rules: RetentionRules | undefined;
   private readonly now: () => Date;
 
   constructor(options: TaskStoreOptions = {}) {
@@ -170,10 +173,42 @@ export class MemoryTaskStore implements TaskStore, PushStore {
     this.outbox.delete(seq);
   }
 
+  async countTasks(): Promise<number> {
+    return this.tasks.size;
+  }
+
+  async deleteEnded(limit: number, before?: string): Promise<string[]> {
+    const ended = [...this.tasks.values()].filter((t) => isTerminal(t.status.state) && (before === undefined || t.status.timestamp < before));
+    const ids = smallest(ended, limit, oldestFirst).map((t) => t.id);
+    this.deleteTasks(ids);
+    return ids;
+  }
+
+  async waitingSince(before: string, limit: number): Promise<Task[]> {
+    const waiting = [...this.tasks.values()].filter((t) => isInterrupted(t.status.state) && t.status.timestamp < before);
+    return smallest(waiting, limit, oldestFirst).map(taskOf);
+  }
+
+  async retentionRules(): Promise<RetentionRules | undefined> {
+    return this.rules === undefined ? undefined : { ...this.rules };
+  }
+
+  async saveRetentionRules(rules: RetentionRules): Promise<void> {
+    this.rules = { ...rules };
+  }
+
   async close(): Promise<void> {
     this.tasks.clear();
     this.configs.clear();
     this.outbox.clear();
+  }
+
+  /** Every deletion of tasks comes here: whatever is kept for a task goes with it. */
+  private deleteTasks(ids: readonly string[]): void {
+    const gone = new Set(ids);
+    for (const id of gone) this.tasks.delete(id);
+    for (const [key, config] of this.configs) if (gone.has(config.taskId)) this.configs.delete(key);
+    for (const [seq, delivery] of this.outbox) if (gone.has(delivery.taskId)) this.outbox.delete(seq);
   }
 }
 

@@ -49,6 +49,12 @@ export const MIGRATIONS: readonly string[] = [
   // without auth (every owner NULL) then pays for no index entry per task.
   `DROP INDEX tasks_by_owner;
    CREATE INDEX tasks_by_owner ON tasks (owner, status_timestamp DESC, id) WHERE owner IS NOT NULL;`,
+  // What the server remembers beside its tasks, by name, as JSON: the retention rules, so that
+  // a restart without them keeps them (see RetentionStore).
+  `CREATE TABLE settings (
+     name TEXT PRIMARY KEY,
+     json TEXT NOT NULL
+   );`,
 ];
 
 /** Brings the file up to the newest schema; refuses one made by a newer a2a-lite. */

@@ -8,6 +8,7 @@ import { withStores } from '../../../test/contracts/with-stores.js';
 import { tempHome } from '../../../test/fixtures/home.js';
 import type { Task } from '../../model/task.js';
 import { loadDriver } from './driver.js';
+import { MIGRATIONS } from './schema.js';
 import { openSqliteTaskStore } from './task-store.js';
 import { MemoryTaskStore, type TaskQuery } from '../task-store.js';
 
@@ -88,7 +89,7 @@ describe('SqliteTaskStore on disk', () => {
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(4);
+      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(200);
     } finally {
       db.close();
@@ -310,7 +311,7 @@ describe('openSqliteTaskStore refuses', () => {
     db.close();
     await expect(openSqliteTaskStore(path)).rejects.toMatchObject({
       code: 'LEDGER_CORRUPT',
-      message: expect.stringContaining('schema version 99, newer than this a2a-lite reads (4)'),
+      message: expect.stringContaining(`schema version 99, newer than this a2a-lite reads (${MIGRATIONS.length})`),
     });
   });
 

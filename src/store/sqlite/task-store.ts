@@ -1,26 +1,22 @@
-// The SQLite TaskStore and PushStore, the default store of `a2a-lite serve`: tasks, push configs
-// and the push outbox in one file in WAL mode (open.ts opens it, schema.ts shapes it). Saves made
-// in one turn of the event loop share one commit; the WAL is checkpointed on a thread of its own.
+// The SQLite TaskStore, PushStore and RetentionStore, the default store of `a2a-lite serve`: tasks,
+// push configs and the push outbox in one file in WAL mode (open.ts opens it, schema.ts shapes it,
+// listing.ts lists, retention.ts deletes). Saves made in one turn of the event loop share one
+// commit; the WAL is checkpointed on a thread of its own.
 
 import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../../protocol/states.js';
 import type { PushConfig } from '../../model/push-config.js';
+import type { RetentionRules } from '../../model/retention.js';
 import type { Task } from '../../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from '../push-store.js';
 import { Checkpointer } from './checkpointer.js';
 import type { Driver, DriverName, SqliteDatabase, SqliteStatement } from './driver.js';
+import { SqliteListing } from './listing.js';
 import { BUSY_TIMEOUT_MS, openDatabase, storeError } from './open.js';
 import { SqlitePushStore } from './push-store.js';
+import { SqliteRetention } from './retention.js';
 import { key, ownerKey, rowOf, walPagesOf, type Row } from './rows.js';
-import {
-  decodeCursor,
-  encodeCursor,
-  failInterrupted,
-  pageSizeOf,
-  type TaskPage,
-  type TaskQuery,
-  type TaskStore,
-  type TaskStoreOptions,
-} from '../task-store.js';
+import type { RetentionStore } from '../retention-store.js';
+import { failInterrupted, type TaskPage, type TaskQuery, type TaskStore, type TaskStoreOptions } from '../task-store.js';
 
 type Database = SqliteDatabase;
 type Statement = SqliteStatement;
@@ -42,9 +38,6 @@ export interface SqliteTaskStoreOptions extends TaskStoreOptions {
 
 const TERMINAL_STATES = ([INITIAL_STATE, ...WIRE_STATES] as readonly TaskState[]).filter(isTerminal);
 
-/** The newest-first order of the memory store's `newestFirst`, as SQL. */
-const NEWEST_FIRST = 'ORDER BY status_timestamp DESC, id ASC';
-
 /**
  * Opens (creating if needed) the SQLite task store at `path`, with its parent folders.
  * Throws IO_ERROR when no SQLite driver loads (see driver.ts) or the file cannot be opened, and
@@ -65,15 +58,16 @@ export async function openSqliteTaskStore(path: string, options: SqliteTaskStore
 }
 
 /** Tasks and push configs in a SQLite file; they survive restarts. Open one with `openSqliteTaskStore`. */
-export class SqliteTaskStore implements TaskStore, PushStore {
+export class SqliteTaskStore implements TaskStore, PushStore, RetentionStore {
   private readonly upsert: Statement;
   private readonly selectOne: Statement;
   private readonly selectOwned: Statement;
   private readonly selectUnfinished: Statement;
   /** Push configs and the outbox, in the same file. */
   private readonly pushes: SqlitePushStore;
-  /** List statements by filter shape, prepared on first use. */
-  private readonly listing = new Map<string, { count: Statement; rows: Statement }>();
+  private readonly listing: SqliteListing;
+  /** Counting and deleting tasks, and the retention rules remembered in the file. */
+  private readonly retention: SqliteRetention;
 
   /** Checkpoints the WAL off the event loop once writes pile up; none for a file in memory. */
   private readonly checkpointer: Checkpointer | undefined;
@@ -103,6 +97,8 @@ export class SqliteTaskStore implements TaskStore, PushStore {
       .prepare(`SELECT json FROM tasks WHERE state NOT IN (${TERMINAL_STATES.map(() => '?').join(', ')}) ORDER BY id`)
       .pluck();
     this.pushes = new SqlitePushStore(db, (doing, run) => this.guard(doing, run));
+    this.listing = new SqliteListing(db);
+    this.retention = new SqliteRetention(db, (doing, run) => this.guard(doing, run), () => this.settled(), (pages) => this.checkpointer?.wrote(pages));
     if (db.memory) return;
     let raised = false;
     this.checkpointer = new Checkpointer({
@@ -164,23 +160,7 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   /** Filters and orders in SQL; the page token is the memory store's, a keyset cursor. */
   async list(query: TaskQuery = {}): Promise<TaskPage> {
     await this.settled();
-    const size = pageSizeOf(query.pageSize);
-    const after = query.pageToken ? decodeCursor(query.pageToken) : undefined;
-    const params: Record<string, unknown> = { limit: size + 1 };
-    if (query.owner !== undefined) params.owner = key(query.owner);
-    if (query.contextId) params.contextId = key(query.contextId);
-    if (query.state) params.state = query.state;
-    if (query.updatedAfter) params.updatedAfter = key(query.updatedAfter);
-    if (after) Object.assign(params, { afterTimestamp: key(after.timestamp), afterId: key(after.id) });
-    const { count, rows } = this.listStatements(query);
-    // One read transaction, so the total and the page come from the same snapshot.
-    const [totalSize, json] = this.guard('list tasks', () =>
-      this.db.transaction((): [number, string[]] => [count.get(params) as number, rows.all(params) as string[]])(),
-    );
-    const tasks = json.slice(0, size).map((j) => JSON.parse(j) as Task);
-    const last = tasks.at(-1);
-    const more = json.length > size && last !== undefined;
-    return { tasks, nextPageToken: more ? encodeCursor(last.status.timestamp, last.id) : '', totalSize };
+    return this.guard('list tasks', () => this.listing.page(query));
   }
 
   async recoverInterrupted(reason: string): Promise<Task[]> {
@@ -230,6 +210,26 @@ export class SqliteTaskStore implements TaskStore, PushStore {
     return this.pushes.removeDelivery(seq);
   }
 
+  countTasks(): Promise<number> {
+    return this.retention.countTasks();
+  }
+
+  deleteEnded(limit: number, before?: string): Promise<string[]> {
+    return this.retention.deleteEnded(limit, before);
+  }
+
+  waitingSince(before: string, limit: number): Promise<Task[]> {
+    return this.retention.waitingSince(before, limit);
+  }
+
+  retentionRules(): Promise<RetentionRules | undefined> {
+    return this.retention.retentionRules();
+  }
+
+  saveRetentionRules(rules: RetentionRules): Promise<void> {
+    return this.retention.saveRetentionRules(rules);
+  }
+
   async close(): Promise<void> {
     await this.settled();
     await this.checkpointer?.close();
@@ -269,31 +269,6 @@ export class SqliteTaskStore implements TaskStore, PushStore {
       for (const row of batch) this.upsert.run(...row, at);
     });
     this.writeAllRows(rows, createdAt);
-  }
-
-  private listStatements(query: TaskQuery): { count: Statement; rows: Statement } {
-    const where: string[] = [];
-    if (query.owner !== undefined) where.push('owner = @owner');
-    if (query.contextId) where.push('context_id = @contextId');
-    if (query.state) where.push('state = @state');
-    if (query.updatedAfter) where.push('status_timestamp >= @updatedAfter');
-    const shape = `${where.join(' AND ')}|${query.pageToken ? 'after' : ''}`;
-    let statements = this.listing.get(shape);
-    if (statements === undefined) {
-      const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-      // Strictly after the cursor in newest-first order. The `<=` is implied by the OR, and
-      // is there so that SQLite can seek the index instead of scanning to the cursor.
-      const page = query.pageToken
-        ? `${filter ? `${filter} AND` : 'WHERE'} status_timestamp <= @afterTimestamp
-           AND (status_timestamp < @afterTimestamp OR id > @afterId)`
-        : filter;
-      statements = {
-        count: this.db.prepare(`SELECT count(*) FROM tasks ${filter}`).pluck(),
-        rows: this.db.prepare(`SELECT json FROM tasks ${page} ${NEWEST_FIRST} LIMIT @limit`).pluck(),
-      };
-      this.listing.set(shape, statements);
-    }
-    return statements;
   }
 
   private guard<T>(doing: string, run: () => T): T {
