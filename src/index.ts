@@ -20,14 +20,18 @@ export {
   type DirectReply,
   type IncomingMessage,
 } from './runtime/agent.js';
+export { Retention, type PruneReport } from './runtime/retention.js';
+export { parseDuration, formatDuration, type RetentionRules } from './model/retention.js';
 export { receiveLite } from './lite/driver.js';
 export type { LiteReceiveOptions, LiteLedger } from './lite/driver-options.js';
 export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './model/task.js';
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from './store/task-store.js';
+export { isRetentionStore, type RetentionStore } from './store/retention-store.js';
 
 export { createA2AHandler, type A2AHandlerOptions } from './a2a/server/handler.js';
 export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
-export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION } from './a2a/wire/agent-card.js';
+export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION, type CardExtension } from './a2a/wire/agent-card.js';
+export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-extension.js';
 export type { AuthOptions, Credential as ServerCredential } from './a2a/server/auth.js';
 export { listen, nodeListener, type Listening, type NodeAdapterOptions } from './serve/node-http.js';
 export { fetchHandler } from './serve/fetch-handler.js';

@@ -1,8 +1,10 @@
-// What an agent is made with and what its callers pass: the handler and store it runs on, who is
-// asking for a task, how a send waits, and the observers told of every task event.
+// What an agent is made with and what its callers pass: the handler and store it runs on, what it
+// keeps and for how long, who is asking for a task, how a send waits, and the observers told of
+// every task event.
 
 import type { DirectReply, IncomingMessage } from './direct-answer.js';
 import type { LiteCard } from '../card/types.js';
+import type { RetentionRules } from '../model/retention.js';
 import type { Task, TaskEvent } from '../model/task.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { IncomingTask, TaskContext } from './task-context.js';
@@ -21,6 +23,18 @@ export interface AgentOptions {
   newId?: () => string;
   /** Told about failures the agent survives, such as a save that will be retried (default: stderr). */
   onError?: (error: unknown, what: string) => void;
+  /**
+   * What the agent keeps and for how long: ended tasks deleted after `taskTtlMs`, tasks waiting
+   * for an answer longer than `inputTimeoutMs` failed, at most `maxTasks` kept. Applied when the
+   * agent starts and then every minute or so (more often for short durations), from the stored
+   * status timestamps; the store must be a RetentionStore. None applies when left out.
+   */
+  retention?: RetentionRules;
+}
+
+/** Where the agent tells the failures it survives: `onError`, or else stderr. */
+export function errorReporter(onError: AgentOptions['onError']): (error: unknown, what: string) => void {
+  return onError ?? ((error, what) => process.stderr.write(`a2a-lite: ${what}: ${error instanceof Error ? error.message : String(error)}\n`));
 }
 
 /**

@@ -14,14 +14,15 @@ import { LiteError } from '../errors.js';
 import { isSettled, isTerminal, mayChange, type WireState } from '../protocol/states.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { uuidv7 } from '../model/ids.js';
-import type { AgentOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
+import { errorReporter, type AgentOptions, type SendOptions, type TaskAccess, type TaskObserver } from './agent-options.js';
 import { isoClock } from './clock.js';
 import { LiveTask, endOfTurn, type SaveContext } from './live-task.js';
 import { Observers } from './observers.js';
+import { Retention } from './retention.js';
 import { checkRequesterMessage, directAnswer } from './direct-answer.js';
 import { eventsAfter } from './resume.js';
 import { cancelStored } from './stored-cancel.js';
-import { agentMessage, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
+import { agentMessage, endTask, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
 export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
@@ -31,6 +32,8 @@ export type { DirectReply, IncomingMessage } from './direct-answer.js';
 export class Agent {
   readonly card: LiteCard;
   readonly store: TaskStore;
+  /** Deletes old tasks and ends unanswered ones by `options.retention`; none without it. */
+  readonly retention: Retention | undefined;
   private readonly options: AgentOptions;
   private readonly live = new Map<string, LiveTask>();
   private readonly observers = new Observers();
@@ -48,12 +51,14 @@ export class Agent {
     this.store = options.store ?? new MemoryTaskStore();
     this.clock = options.now === undefined ? isoClock() : () => (options.now as () => Date)().toISOString();
     this.newId = options.newId ?? uuidv7;
-    this.saves = { store: this.store, endOfTurn: endOfTurn(), reportError: (error, what) => this.reportError(error, what) };
+    this.saves = { store: this.store, endOfTurn: endOfTurn(), reportError: errorReporter(options.onError) };
     this.actions = {
       newId: () => this.newId(),
       setStatus: (live, state, message) => this.setStatus(live, state, message),
       addArtifact: (live, artifact, chunk) => this.addArtifact(live, artifact, chunk),
     };
+    const host = { ...this.saves, now: options.now ?? (() => new Date()), actions: this.actions, live: (id: string) => this.live.get(id) };
+    this.retention = options.retention && new Retention(options.retention, { ...host, tell: (event, task) => this.observers.tell(event, task) });
   }
 
   /** The agent's answer to a new message without a task, when its `onMessage` gives one (§3.1.1). */
@@ -110,8 +115,7 @@ export class Agent {
       await this.observers.tell(event, ended, access.owner);
       return ended;
     }
-    this.setStatus(live, 'cancelled', agentMessage(live.task, 'Cancelled at the requester’s request.', this.newId()));
-    live.stop(new LiteError('TASK_TERMINAL', `task "${id}" was cancelled`));
+    endTask(live, this.actions, 'cancelled', 'Cancelled at the requester’s request.', `task "${id}" was cancelled`);
     await live.saving;
     return cloneTask(live.task);
   }
@@ -147,14 +151,14 @@ export class Agent {
   async shutdown(reason = 'the agent was stopped'): Promise<void> {
     for (const live of this.live.values()) {
       if (isTerminal(live.task.status.state)) continue;
-      this.setStatus(live, 'failed', agentMessage(live.task, reason, this.newId()));
-      live.stop(new LiteError('TASK_TERMINAL', reason));
+      endTask(live, this.actions, 'failed', reason, reason);
     }
     await this.close();
   }
 
-  /** Waits for every pending save, then closes the store. */
+  /** Waits for every pending save and retention pass, then closes the store. */
   async close(): Promise<void> {
+    await this.retention?.close();
     await Promise.all([...this.live.values()].map((live) => live.saving));
     await this.store.close();
   }
@@ -172,7 +176,8 @@ export class Agent {
     const contextId = message.contextId || this.newId();
     const first = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.clock() }, history: [first], artifacts: [] };
-    if (options.beforeStart) await options.beforeStart(cloneTask(task));
+    // Counted against the retention cap first: a task beforeStart refuses is not made, and gives its place back.
+    await (this.retention?.admit(task, options.beforeStart) ?? options.beforeStart?.(cloneTask(task)));
     const live = new LiveTask(task, this.saves, options.owner);
     this.live.set(id, live);
     // Nobody follows the task yet; this tells observers that it exists (without any, the copy
@@ -286,11 +291,6 @@ export class Agent {
     else live.task.artifacts.push(artifact);
     this.emit(live, { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true, artifact: structuredClone(artifact) });
     if (!isTerminal(live.task.status.state)) live.persist();
-  }
-
-  private reportError(error: unknown, what: string): void {
-    if (this.options.onError) this.options.onError(error, what);
-    else process.stderr.write(`a2a-lite: ${what}: ${error instanceof Error ? error.message : String(error)}\n`);
   }
 
   /** Tells the task's listeners (once saved) and every observer (whose work its saves wait for). */

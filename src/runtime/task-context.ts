@@ -173,6 +173,15 @@ function finalWords(text: string | undefined): string {
   return text !== undefined && text.length <= FINAL_WORDS_LIMIT ? text : '';
 }
 
+/**
+ * Ends a running task as `state` with the agent's `words` (cancel, shutdown, retention), fires its
+ * handler's signal and fails the `ask` it may wait in, with `reason`.
+ */
+export function endTask(live: LiveTask, actions: TaskActions, state: 'failed' | 'cancelled', words: string, reason: string): void {
+  actions.setStatus(live, state, agentMessage(live.task, words, actions.newId()));
+  live.stop(new LiteError('TASK_TERMINAL', reason, { task: live.task.id }));
+}
+
 /** The agent's words in a task, with a progress and an eta in its metadata when given. */
 export function agentMessage(task: Task, text: string, messageId: string, options: StatusOptions = {}): TaskMessage {
   const message: TaskMessage = { messageId, role: 'agent', parts: [{ kind: 'text', text }], taskId: task.id, contextId: task.contextId };

@@ -19,6 +19,7 @@
 
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format } from '../protocol/format.js';
 import { parseAll } from '../protocol/parse.js';
@@ -62,11 +63,21 @@ const IDLE_MS = 150;
 /** Where a new message starts: a header at the start of a line. */
 const NEXT_HEADER = '\n[A2A:';
 
+/** The folder of task `id` under `workRoot`. */
+function taskFolder(workRoot: string, id: string): string {
+  return join(workRoot, safeFileName(id));
+}
+
+/** Removes the folders of tasks that were deleted (see Retention.onDelete), with all they hold. */
+export async function removeTaskFolders(workRoot: string, ids: readonly string[]): Promise<void> {
+  await Promise.all(ids.map((id) => rm(taskFolder(workRoot, id), { recursive: true, force: true })));
+}
+
 /** Returns an `onTask` handler that runs `options.command` for each turn of a task. */
 export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: TaskContext) => Promise<unknown> {
   return async (incoming, ctx) => {
     const task = withLiteHeader(incoming);
-    const folder = join(options.workRoot, safeFileName(task.id));
+    const folder = taskFolder(options.workRoot, task.id);
     mkdirSync(folder, { recursive: true });
     const transcript: Message[] = [taskMessage(task, saveFiles(folder, task.message))];
     for (;;) {

@@ -1,34 +1,16 @@
 // Where a serving agent keeps its tasks: the TaskStore contract, and the in-memory store for
-// throwaway runs, which keeps push configs and their outbox too (PushStore). SQLite (the
-// default for `serve`) implements the same contracts.
+// throwaway runs, which keeps push configs and their outbox too (PushStore) and deletes old tasks
+// (RetentionStore). SQLite (the default for `serve`) implements the same contracts.
 
 import { randomUUID } from 'node:crypto';
 import type { PushConfig } from '../model/push-config.js';
-import { LiteError } from '../errors.js';
-import { isTerminal, type TaskState } from '../protocol/states.js';
+import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
+import type { RetentionRules } from '../model/retention.js';
 import { cloneTask, type Task, type TaskChange, type TaskMessage } from '../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
+import { oldestFirst, smallest, type RetentionStore } from './retention-store.js';
 import { TaskLog, type IdempotentAnswer, type SaveExtras } from './task-log.js';
-
-export interface TaskQuery {
-  /** Only the tasks of this owner (see `TaskStore.save`); every task when left out. */
-  owner?: string;
-  contextId?: string;
-  state?: TaskState;
-  /** Only tasks whose status changed at or after this ISO time. */
-  updatedAfter?: string;
-  /** 1–100; defaults to 50. */
-  pageSize?: number;
-  /** The `nextPageToken` of the previous page. */
-  pageToken?: string;
-}
-
-export interface TaskPage {
-  tasks: Task[];
-  /** Empty on the last page. */
-  nextPageToken: string;
-  totalSize: number;
-}
+import { newestFirst, page, type TaskPage, type TaskQuery } from './paging.js';
 
 /**
  * Every implementation returns copies: changing a returned task never changes the store.
@@ -73,8 +55,7 @@ export interface TaskStoreOptions {
   now?: () => Date;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decodeCursor, encodeCursor, newestFirst, page, pageSizeOf, type TaskPage, type TaskQuery } from './paging.js';
 
 /** What lists filter and sort tasks on. */
 interface Listed {
@@ -102,7 +83,7 @@ function taskOf(entry: Saved): Task {
 }
 
 /** Keeps tasks, push configs and the outbox in Maps; gone when the process ends. */
-export class MemoryTaskStore implements TaskStore, PushStore {
+export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
   private readonly tasks = new Map<string, Saved>();
   /** By `[taskId, id]` as JSON; a Map keeps insertion order, which is the listing order. */
   private readonly configs = new Map<string, PushConfig>();
@@ -110,6 +91,7 @@ export class MemoryTaskStore implements TaskStore, PushStore {
   private lastSeq = 0;
   /** Each task's event log (JSON text, as the tasks are) and answers by idempotency key. */
   private readonly log = new TaskLog();
+  private rules: RetentionRules | undefined;
   private readonly now: () => Date;
 
   constructor(options: TaskStoreOptions = {}) {
@@ -199,11 +181,44 @@ export class MemoryTaskStore implements TaskStore, PushStore {
     this.outbox.delete(seq);
   }
 
+  async countTasks(): Promise<number> {
+    return this.tasks.size;
+  }
+
+  async deleteEnded(limit: number, before?: string): Promise<string[]> {
+    const ended = [...this.tasks.values()].filter((t) => isTerminal(t.status.state) && (before === undefined || t.status.timestamp < before));
+    const ids = smallest(ended, limit, oldestFirst).map((t) => t.id);
+    this.deleteTasks(ids);
+    return ids;
+  }
+
+  async waitingSince(before: string, limit: number): Promise<Task[]> {
+    const waiting = [...this.tasks.values()].filter((t) => isInterrupted(t.status.state) && t.status.timestamp < before);
+    return smallest(waiting, limit, oldestFirst).map(taskOf);
+  }
+
+  async retentionRules(): Promise<RetentionRules | undefined> {
+    return this.rules === undefined ? undefined : { ...this.rules };
+  }
+
+  async saveRetentionRules(rules: RetentionRules): Promise<void> {
+    this.rules = { ...rules };
+  }
+
   async close(): Promise<void> {
     this.tasks.clear();
     this.configs.clear();
     this.outbox.clear();
     this.log.clear();
+  }
+
+  /** Every deletion of tasks comes here: whatever is kept for a task goes with it. */
+  private deleteTasks(ids: readonly string[]): void {
+    const gone = new Set(ids);
+    for (const id of gone) this.tasks.delete(id);
+    for (const [key, config] of this.configs) if (gone.has(config.taskId)) this.configs.delete(key);
+    for (const [seq, delivery] of this.outbox) if (gone.has(delivery.taskId)) this.outbox.delete(seq);
+    for (const id of gone) this.log.forget(id);
   }
 }
 
@@ -240,55 +255,4 @@ function matches(task: Listed, query: TaskQuery): boolean {
   if (query.state && task.status.state !== query.state) return false;
   if (query.updatedAfter && task.status.timestamp < query.updatedAfter) return false;
   return true;
-}
-
-/** Newest status first; ties broken by id so that paging is stable. */
-export function newestFirst(a: Pick<Listed, 'id'> & { status: Pick<Listed['status'], 'timestamp'> }, b: Pick<Listed, 'id'> & { status: Pick<Listed['status'], 'timestamp'> }): number {
-  if (a.status.timestamp !== b.status.timestamp) return a.status.timestamp < b.status.timestamp ? 1 : -1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/**
- * Cuts one page from tasks sorted newest first, each read into a task of its own by `read`;
- * the cursor names the last task handed out.
- */
-export function page<T extends Listed>(sorted: readonly T[], query: TaskQuery, read: (entry: T) => Task): TaskPage {
-  const size = pageSizeOf(query.pageSize);
-  let start = 0;
-  if (query.pageToken) {
-    const after = decodeCursor(query.pageToken);
-    start = sorted.findIndex((t) => newestFirst(t, { id: after.id, status: { timestamp: after.timestamp } }) > 0);
-    if (start === -1) start = sorted.length;
-  }
-  const tasks = sorted.slice(start, start + size).map(read);
-  const last = tasks.at(-1);
-  const more = start + size < sorted.length && last !== undefined;
-  return { tasks, nextPageToken: more ? encodeCursor(last.status.timestamp, last.id) : '', totalSize: sorted.length };
-}
-
-export function pageSizeOf(requested: number | undefined): number {
-  if (requested === undefined || requested === 0) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_PAGE_SIZE) {
-    throw new LiteError('INVALID_PARAMS', `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
-  }
-  return requested;
-}
-
-/**
- * The page token naming the last task of a page. Every store hands out the same tokens, so a
- * token means "the tasks after this one in newest-first order" whichever store made it.
- */
-export function encodeCursor(timestamp: string, id: string): string {
-  return Buffer.from(JSON.stringify([timestamp, id])).toString('base64url');
-}
-
-/** The task position a page token names; INVALID_PARAMS for a token no store made. */
-export function decodeCursor(token: string): { timestamp: string; id: string } {
-  try {
-    const [timestamp, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
-    if (typeof timestamp === 'string' && typeof id === 'string') return { timestamp, id };
-  } catch {
-    // Fall through to the error below.
-  }
-  throw new LiteError('INVALID_PARAMS', 'pageToken is not one this server handed out');
 }

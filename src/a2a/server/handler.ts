@@ -7,6 +7,7 @@ import type { LiteCard } from '../../card/types.js';
 import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
 import { JSONRPC_PATH, toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
+import { retentionExtension } from '../wire/retention-extension.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
 import { errorInfoOf } from '../wire/error-info.js';
 import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
@@ -31,7 +32,10 @@ export interface A2AHandlerOptions {
    * then made by the principal of its credential, and reaches only the tasks that principal made.
    */
   auth?: AuthOptions;
-  /** Extensions this server supports besides the lite card's, declared in its card. */
+  /**
+   * Extensions this server supports besides the lite card's, declared in its card. An agent with
+   * retention rules declares them itself (retention-extension.ts), before these.
+   */
   extensions?: readonly CardExtension[];
 }
 
@@ -71,6 +75,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const security = authEnabled(auth)
     ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
     : undefined;
+  const extensions = [...(options.agent.retention === undefined ? [] : [retentionExtension(options.agent.retention.rules)]), ...(options.extensions ?? [])];
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const handle = withAuth(async (request, principal) => {
@@ -81,7 +86,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         streaming: true,
         pushNotifications: options.push !== undefined,
         ...(security === undefined ? {} : { security }),
-        extensions: [...RELIABILITY_EXTENSIONS, ...(options.extensions ?? [])],
+        extensions: [...RELIABILITY_EXTENSIONS, ...extensions],
       };
       // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
       // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.

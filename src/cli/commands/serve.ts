@@ -1,31 +1,34 @@
 // `a2a-lite serve`: this agent as a standard A2A server. Each task runs the --exec program;
 // tasks (and, with --push, webhook configs and undelivered notifications) are kept in SQLite
-// (or memory); SIGTERM or Ctrl-C stops it cleanly.
+// (or memory), for as long as the retention flags say; SIGTERM or Ctrl-C stops it cleanly.
 
 import { join } from 'node:path';
 import type { AuthOptions, Credential } from '../../a2a/server/auth.js';
 import { createA2AHandler } from '../../a2a/server/handler.js';
 import { JSONRPC_PATH } from '../../a2a/wire/agent-card.js';
+import { retentionExtension } from '../../a2a/wire/retention-extension.js';
 import type { LiteCard } from '../../card/types.js';
 import { assertCard } from '../../card/validate.js';
 import { LiteError } from '../../errors.js';
 import { createAgent } from '../../runtime/agent.js';
 import { resolveCommand } from '../../serve/exec-command.js';
-import { execHandler } from '../../serve/exec-handler.js';
+import { execHandler, removeTaskFolders } from '../../serve/exec-handler.js';
 import { listen } from '../../serve/node-http.js';
 import { startPushSender, type PushSender } from '../../serve/push-sender.js';
 import { startReplySender, type ReplyPeer } from '../../serve/reply-sender.js';
 import type { PushStore } from '../../store/push-store.js';
+import type { RetentionStore } from '../../store/retention-store.js';
 import { MemoryTaskStore, type TaskStore } from '../../store/task-store.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { parseJson, readInput } from '../input.js';
 import { printLine } from '../output.js';
+import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '../retention-flags.js';
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
 
 export const command: Command = {
-  usage: 'a2a-lite serve --exec CMD [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [options]',
+  usage: 'a2a-lite serve --exec CMD [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [--task-ttl D] [options]',
   help: `Serves this agent over Google's A2A protocol (1.0 JSON-RPC with streaming). Every new task
 runs CMD in the task's own folder (<home>/work/<task id>/): the conversation arrives on stdin
 as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] lines for progress,
@@ -66,9 +69,20 @@ options:
                           never come back for the answer, such as OpenClaw's a2a channel (URL
                           is then the gateway's /a2a/v1); repeatable
   --reply-token-env NAME=VAR  the token to present at NAME's URL: the value of VAR
+  --task-ttl DURATION     delete an ended task (completed, failed, cancelled, rejected), with
+                          its push configs and its folder, once its last status is DURATION old
+  --input-timeout DURATION  end as failed a task that has waited DURATION for the client's
+                          answer (input-required, auth-required), saying why
+  --max-tasks N           keep at most N tasks: a new one beyond it deletes the oldest ended
+                          task, and is refused (STORE_FULL) while none has ended
+                          DURATION is 90s, 15m, 1h30m, 7d…; checked at start and every minute
+                          (or a tenth of the shortest). The card declares them. With the SQLite
+                          store they are remembered: a restart without them keeps them; give
+                          one again to change it, or "off" to drop it.
 
 examples:
   a2a-lite serve --exec "python3 agent.py" --port 7331
+  a2a-lite serve --exec ./agent.sh --task-ttl 7d --input-timeout 1h --max-tasks 10000
   a2a-lite serve --exec ./agent.sh --auth-bearer-env FROM_OPENCLAW \\
     --reply-to FROM_OPENCLAW=http://127.0.0.1:18789/a2a/v1 --reply-token-env FROM_OPENCLAW=TO_OPENCLAW`,
   async run(args, context) {
@@ -92,6 +106,7 @@ examples:
       'api-key-header': { type: 'string' },
       'reply-to': { type: 'string', multiple: true },
       'reply-token-env': { type: 'string', multiple: true },
+      ...RETENTION_OPTIONS,
     });
     atMost('serve', positionals, 0);
     const commandLine = required('serve', values.exec, '--exec CMD');
@@ -107,6 +122,7 @@ examples:
     const storeKind = values.store ?? 'sqlite';
     if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
+    const retentionGiven = retentionFlags(values);
 
     const auth = authFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
@@ -115,14 +131,19 @@ examples:
     const store = await openStore(storeKind, paths.database);
     // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
     const recovered = await store.recoverInterrupted('the server stopped before this task ended');
+    const retention = await rulesInForce(store, retentionGiven);
     // The program must not see the tokens that guard the server: it could print them back.
     const hiddenEnv = [...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? []), ...(values['reply-token-env'] ?? []).map((pair) => pair.slice(pair.indexOf('=') + 1))];
+    const workRoot = join(home.dir, 'work');
     const agent = createAgent({
       card,
       store,
       // The program runs in each task's folder: paths written relative to here are made absolute.
-      onTask: execHandler({ command: resolveCommand(commandLine, context.cwd), workRoot: join(home.dir, 'work'), timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
+      onTask: execHandler({ command: resolveCommand(commandLine, context.cwd), workRoot, timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
+      ...(Object.keys(retention.rules).length === 0 ? {} : { retention: retention.rules }),
     });
+    // A deleted task's folder goes with it.
+    agent.retention?.onDelete((ids) => void removeTaskFolders(workRoot, ids).catch((error: Error) => context.stderr.write(`a2a-lite: removing the folders of deleted tasks: ${error.message}\n`)));
     // Sends what the outbox still holds from the last run, before taking new requests.
     let push: PushSender | undefined;
     if (values.push) {
@@ -153,6 +174,7 @@ examples:
       ...('driver' in store ? { sqlite: String(store.driver) } : {}),
       push: webhooks,
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
+      ...(agent.retention === undefined ? {} : { retention: retentionExtension(agent.retention.rules).params }),
       ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
     };
     // One line of JSON: a supervisor reading a long-running server's output wants lines.
@@ -165,6 +187,7 @@ examples:
       printLine(context, `  tasks:      ${where.store}${where.sqlite === undefined ? '' : ` (SQLite on ${where.sqlite})`}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
+      printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
       if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
       if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);
     }
@@ -193,7 +216,7 @@ async function cardFrom(path: string, context: Context): Promise<LiteCard> {
   return assertCard(parseJson(await readInput(context, path, 'serve --card'), path), path);
 }
 
-async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore & PushStore> {
+async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore & PushStore & RetentionStore> {
   if (kind === 'memory') return new MemoryTaskStore();
   const { openSqliteTaskStore } = await import('../../store/sqlite/task-store.js');
   return openSqliteTaskStore(path);

@@ -52,7 +52,7 @@ export const MIGRATIONS: readonly string[] = [
   // Each task's numbered events, one row per save (the events a save covers, as a JSON array,
   // and the numbers they span), for replay to a client that lost its stream; and the
   // idempotency keys of sends, by owner (an empty blob for none) and key, with the task or the
-  // direct answer each was first given.
+  // direct answer each was first given (indexed by task, so that keys go with their task).
   `CREATE TABLE task_events (
      task_id BLOB NOT NULL,
      last_seq INTEGER NOT NULL,
@@ -68,7 +68,14 @@ export const MIGRATIONS: readonly string[] = [
      message TEXT,
      created_at TEXT NOT NULL,
      PRIMARY KEY (owner, key)
-   ) WITHOUT ROWID;`,
+   ) WITHOUT ROWID;
+   CREATE INDEX idempotency_by_task ON idempotency_keys (task_id) WHERE task_id IS NOT NULL;`,
+  // What the server remembers beside its tasks, by name, as JSON: the retention rules, so that
+  // a restart without them keeps them (see RetentionStore).
+  `CREATE TABLE settings (
+     name TEXT PRIMARY KEY,
+     json TEXT NOT NULL
+   );`,
 ];
 
 /** Brings the file up to the newest schema; refuses one made by a newer a2a-lite. */

@@ -1,27 +1,24 @@
-// The SQLite TaskStore and PushStore, the default store of `a2a-lite serve`: tasks, push configs
-// and the push outbox in one file in WAL mode (open.ts opens it, schema.ts shapes it). Saves made
-// in one turn of the event loop share one commit; the WAL is checkpointed on a thread of its own.
+// The SQLite TaskStore, PushStore and RetentionStore, the default store of `a2a-lite serve`: tasks,
+// push configs and the push outbox in one file in WAL mode (open.ts opens it, schema.ts shapes it,
+// listing.ts lists, retention.ts deletes). Saves made in one turn of the event loop share one
+// commit; the WAL is checkpointed on a thread of its own.
 
 import { INITIAL_STATE, WIRE_STATES, isTerminal, type TaskState } from '../../protocol/states.js';
 import type { PushConfig } from '../../model/push-config.js';
+import type { RetentionRules } from '../../model/retention.js';
 import type { Task, TaskChange, TaskMessage } from '../../model/task.js';
 import type { NewDelivery, PendingDelivery, PushStore } from '../push-store.js';
 import { Checkpointer } from './checkpointer.js';
 import type { Driver, DriverName, SqliteDatabase, SqliteStatement } from './driver.js';
+import { SqliteListing } from './listing.js';
 import { BUSY_TIMEOUT_MS, openDatabase, storeError } from './open.js';
 import { SqlitePushStore } from './push-store.js';
+import { SqliteRetention } from './retention.js';
 import { key, ownerKey, rowOf, walPagesOf, type Row } from './rows.js';
-import { TaskListing } from './listing.js';
 import { addLogRows, SqliteTaskLog, type LogRows } from './task-log.js';
 import type { IdempotentAnswer, SaveExtras } from '../task-log.js';
-import {
-  failInterrupted,
-  statusChange,
-  type TaskPage,
-  type TaskQuery,
-  type TaskStore,
-  type TaskStoreOptions,
-} from '../task-store.js';
+import type { RetentionStore } from '../retention-store.js';
+import { failInterrupted, statusChange, type TaskPage, type TaskQuery, type TaskStore, type TaskStoreOptions } from '../task-store.js';
 
 type Database = SqliteDatabase;
 type Statement = SqliteStatement;
@@ -63,7 +60,7 @@ export async function openSqliteTaskStore(path: string, options: SqliteTaskStore
 }
 
 /** Tasks and push configs in a SQLite file; they survive restarts. Open one with `openSqliteTaskStore`. */
-export class SqliteTaskStore implements TaskStore, PushStore {
+export class SqliteTaskStore implements TaskStore, PushStore, RetentionStore {
   private readonly upsert: Statement;
   private readonly selectOne: Statement;
   private readonly selectOwned: Statement;
@@ -72,8 +69,9 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   private readonly pushes: SqlitePushStore;
   /** Each task's events and the idempotency keys, in the same file. */
   private readonly log: SqliteTaskLog;
-  /** Lists tasks, by statements prepared on first use. */
-  private readonly listing: TaskListing;
+  private readonly listing: SqliteListing;
+  /** Counting and deleting tasks, and the retention rules remembered in the file. */
+  private readonly retention: SqliteRetention;
 
   /** Checkpoints the WAL off the event loop once writes pile up; none for a file in memory. */
   private readonly checkpointer: Checkpointer | undefined;
@@ -104,7 +102,8 @@ export class SqliteTaskStore implements TaskStore, PushStore {
       .pluck();
     this.pushes = new SqlitePushStore(db, (doing, run) => this.guard(doing, run));
     this.log = new SqliteTaskLog(db);
-    this.listing = new TaskListing(db);
+    this.listing = new SqliteListing(db);
+    this.retention = new SqliteRetention(db, (doing, run) => this.guard(doing, run), () => this.settled(), (pages) => this.checkpointer?.wrote(pages));
     if (db.memory) return;
     let raised = false;
     this.checkpointer = new Checkpointer({
@@ -184,7 +183,7 @@ export class SqliteTaskStore implements TaskStore, PushStore {
   /** Filters and orders in SQL; the page token is the memory store's, a keyset cursor. */
   async list(query: TaskQuery = {}): Promise<TaskPage> {
     await this.settled();
-    return this.guard('list tasks', () => this.listing.list(query));
+    return this.guard('list tasks', () => this.listing.page(query));
   }
 
 
@@ -236,6 +235,26 @@ export class SqliteTaskStore implements TaskStore, PushStore {
 
   removeDelivery(seq: number): Promise<void> {
     return this.pushes.removeDelivery(seq);
+  }
+
+  countTasks(): Promise<number> {
+    return this.retention.countTasks();
+  }
+
+  deleteEnded(limit: number, before?: string): Promise<string[]> {
+    return this.retention.deleteEnded(limit, before);
+  }
+
+  waitingSince(before: string, limit: number): Promise<Task[]> {
+    return this.retention.waitingSince(before, limit);
+  }
+
+  retentionRules(): Promise<RetentionRules | undefined> {
+    return this.retention.retentionRules();
+  }
+
+  saveRetentionRules(rules: RetentionRules): Promise<void> {
+    return this.retention.saveRetentionRules(rules);
   }
 
   async close(): Promise<void> {
