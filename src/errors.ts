@@ -47,6 +47,7 @@ export const ERROR_TABLE = {
   CARD_EXISTS: { exit: 5, rpc: -32600, http: 409, status: 'ABORTED', summary: 'A card is already there; pass --force to replace it.' },
   TASK_EXISTS: { exit: 5, rpc: -32600, http: 409, status: 'ABORTED', summary: 'A different task with that id is already recorded.' },
   TASK_AMBIGUOUS: { exit: 5, rpc: -32600, http: 409, status: 'ABORTED', summary: 'Several peers use that task id; name the peer.' },
+  IDEMPOTENCY_CONFLICT: { exit: 5, rpc: -32602, http: 422, status: 'INVALID_ARGUMENT', summary: 'An Idempotency-Key was already used for a different message.' },
   ILLEGAL_TRANSITION: {
     exit: 5,
     rpc: -32600,

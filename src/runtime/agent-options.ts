@@ -48,6 +48,16 @@ export interface TaskAccess {
 }
 
 export interface SendOptions extends TaskAccess {
+  /**
+   * The client's key for this send (an `Idempotency-Key`): the same key again, from the same
+   * owner, gets the first send's answer instead of new work.
+   */
+  idempotencyKey?: string;
+  /**
+   * Without an `idempotencyKey`, the message id is the key, and a reply already taken (same
+   * message id) is not taken again. For clients that ask for it: many reuse message ids.
+   */
+  messageIdKeys?: boolean;
   /** Return as soon as the task exists instead of waiting for it to end or ask for input. */
   returnImmediately?: boolean;
   from?: string;

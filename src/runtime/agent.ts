@@ -21,6 +21,8 @@ import { Observers } from './observers.js';
 import { Retention } from './retention.js';
 import { checkRequesterMessage, directAnswer } from './direct-answer.js';
 import { eventsAfter } from './resume.js';
+import { followUp, type FollowUpHost } from './follow-up.js';
+import { IdempotentSends, sendKey, type SendKey } from './idempotency.js';
 import { cancelStored } from './stored-cancel.js';
 import { agentMessage, endTask, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
@@ -44,6 +46,8 @@ export class Agent {
   private readonly saves: SaveContext;
   /** How a handler's context changes its task. */
   private readonly actions: TaskActions;
+  private readonly sends: IdempotentSends;
+  private readonly followUps: FollowUpHost;
 
   constructor(options: AgentOptions) {
     this.options = options;
@@ -57,13 +61,19 @@ export class Agent {
       setStatus: (live, state, message) => this.setStatus(live, state, message),
       addArtifact: (live, artifact, chunk) => this.addArtifact(live, artifact, chunk),
     };
+    this.sends = new IdempotentSends({ store: this.store, now: options.now ?? (() => new Date()), reopen: (id, owner) => this.reopen(id, owner) });
+    this.followUps = { store: this.store, live: (id, access) => this.liveTask(id, access), standing: (task, access) => new LiveTask(task, this.saves, access.owner, true), setStatus: (live, state) => this.setStatus(live, state) };
     const host = { ...this.saves, now: options.now ?? (() => new Date()), actions: this.actions, live: (id: string) => this.live.get(id) };
     this.retention = options.retention && new Retention(options.retention, { ...host, tell: (event, task) => this.observers.tell(event, task) });
   }
 
-  /** The agent's answer to a new message without a task, when its `onMessage` gives one (§3.1.1). */
-  answer(message: TaskMessage): Promise<TaskMessage | undefined> {
-    return directAnswer(this.options.onMessage, message, this.newId);
+  /**
+   * The agent's answer to a new message without a task, when its `onMessage` gives one (§3.1.1);
+   * a retried send (same key) gets the first answer.
+   */
+  answer(message: TaskMessage, options: SendOptions = {}): Promise<TaskMessage | undefined> {
+    if (this.options.onMessage === undefined || message.taskId) return Promise.resolve(undefined);
+    return this.sends.answer(sendKey(message, options.idempotencyKey, options.messageIdKeys), options.owner, () => directAnswer(this.options.onMessage, message, this.newId));
   }
 
   /** Handles a requester's message: a new task, or the reply to a task that asked for input. */
@@ -171,7 +181,11 @@ export class Agent {
    */
   private async accept(message: TaskMessage, options: SendOptions, blocking = false): Promise<LiveTask> {
     checkRequesterMessage(message);
-    if (message.taskId) return this.resume(message, options);
+    if (message.taskId) return followUp(this.followUps, message, options);
+    return this.sends.once(sendKey(message, options.idempotencyKey, options.messageIdKeys), options.owner, (key) => this.create(message, options, blocking, key));
+  }
+
+  private async create(message: TaskMessage, options: SendOptions, blocking: boolean, key?: SendKey): Promise<LiveTask> {
     const id = this.newId();
     const contextId = message.contextId || this.newId();
     const first = { ...message, taskId: id, contextId };
@@ -185,6 +199,9 @@ export class Agent {
     if (this.observers.size > 0) this.emit(live, { kind: 'task', task: cloneTask(task) });
     const limit = this.card.limits?.maxConcurrentTasks;
     const busy = limit !== undefined && this.running() > limit;
+    // Saved with the task: a retry gets this task (idempotency.ts). A refusal for being busy is
+    // not kept, so that a retry may find room.
+    if (key !== undefined && !busy) live.idempotency = { key: key.key, fingerprint: key.fingerprint };
     let start: (() => void) | undefined;
     if (busy) {
       this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
@@ -214,34 +231,6 @@ export class Agent {
     return live;
   }
 
-  /** A follow-up message: the reply to a task waiting for input. */
-  private async resume(message: TaskMessage, options: SendOptions): Promise<LiveTask> {
-    const id = message.taskId as string;
-    const live = this.liveTask(id, options);
-    if (live === undefined) {
-      const stored = await this.store.get(id, options.owner);
-      if (stored === undefined) throw taskNotFound(id);
-      throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${stored.status.state}; send a new message without taskId to start a new task`, { task: id });
-    }
-    if (message.contextId && message.contextId !== live.task.contextId) {
-      throw new LiteError('INVALID_PARAMS', `contextId "${message.contextId}" is not the context of task "${id}"`);
-    }
-    const reply = live.reply;
-    const notWaiting = () => new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${live.task.status.state} and is not waiting for input`, { task: id });
-    if (reply === undefined) throw notWaiting();
-    if (options.beforeStart) {
-      await options.beforeStart(cloneTask(live.task));
-      // Another reply or a cancel may have come while it ran.
-      if (live.reply !== reply || isTerminal(live.task.status.state)) throw notWaiting();
-    }
-    live.reply = undefined;
-    const turn: TaskMessage = { ...message, taskId: id, contextId: live.task.contextId };
-    live.task.history.push(turn);
-    this.setStatus(live, 'working');
-    reply.resolve(turn);
-    return live;
-  }
-
   private async run(live: LiveTask, incoming: IncomingTask): Promise<void> {
     const context = taskContext(live, this.actions);
     try {
@@ -258,6 +247,12 @@ export class Agent {
       await live.saving;
       if (isTerminal(live.task.status.state)) this.live.delete(live.task.id);
     }
+  }
+
+  /** Task `id` as `owner` reaches it, for a retried send: running here, or as it was stored. */
+  private async reopen(id: string, owner: string | undefined): Promise<LiveTask | undefined> {
+    const stored = this.liveTask(id, { owner }) ?? (await this.store.get(id, owner));
+    return stored === undefined || stored instanceof LiveTask ? stored : new LiveTask(stored, this.saves, owner, true);
   }
 
   /** The running task `id`, if `access` reaches it. */

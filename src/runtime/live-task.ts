@@ -57,7 +57,11 @@ export class LiveTask {
   /** The task changed since the save in flight began. */
   private dirty = false;
 
-  constructor(task: Task, saves: SaveContext, owner?: string) {
+  /**
+   * `standing`: a task no handler runs here (ended, or another process's), taken up only to
+   * answer a retried send with it as it stands; it is followed to no further event.
+   */
+  constructor(task: Task, saves: SaveContext, owner?: string, private readonly standing = false) {
     this.task = task;
     this.saves = saves;
     this.owner = owner;
@@ -137,7 +141,7 @@ export class LiveTask {
 
   /** Resolves when the task ends or asks for input (not yet saved: await `saving` for that). */
   untilPaused(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.standing ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Wakes the waiting blocking sends if the task has ended or asks for input. */
@@ -164,7 +168,7 @@ export class LiveTask {
       if (event.kind === 'status' && endsAt(event.status.state)) queue.end();
     };
     if (first !== undefined) queue.push(first);
-    if (endsAt(this.task.status.state)) queue.end();
+    if (this.standing || endsAt(this.task.status.state)) queue.end();
     else this.listeners.add(listener);
     return queue;
   }

@@ -17,7 +17,8 @@ import type { Method, MethodContext, MethodResult, StreamItem } from './methods.
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
 import { restV1 } from './rest-v1.js';
-import { IDEMPOTENCY_EXTENSION, RELIABILITY_EXTENSIONS, RESUME_EXTENSION, requestedExtensions } from '../wire/extensions.js';
+import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, reliabilityExtensions, requestedExtensions } from '../wire/extensions.js';
+import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
 
 export interface A2AHandlerOptions {
   agent: Agent;
@@ -86,7 +87,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         streaming: true,
         pushNotifications: options.push !== undefined,
         ...(security === undefined ? {} : { security }),
-        extensions: [...RELIABILITY_EXTENSIONS, ...extensions],
+        extensions: [...reliabilityExtensions(IDEMPOTENCY_TTL_MS / 1000), ...extensions],
       };
       // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
       // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.

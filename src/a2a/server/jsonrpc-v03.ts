@@ -3,7 +3,7 @@
 
 import { LiteError } from '../../errors.js';
 import type { TaskEvent, TaskMessage } from '../../model/task.js';
-import { only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
+import { keyed, only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
 import { resumeCursor } from '../wire/extensions.js';
 import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
 import { isSettled } from '../../protocol/states.js';
@@ -14,18 +14,18 @@ import { asObject, field, invalid, optionalInteger, type Json } from '../wire/fi
 export const METHODS_V03: Readonly<Record<string, Method>> = {
   async 'message/send'(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    const direct = await agent.answer(message);
+    const direct = await agent.answer(message, keyed(context));
     if (direct !== undefined) return { result: messageToV03(direct) };
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength');
-    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), owner: context?.principal, ...pushOnSendV03(configuration, context) });
+    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), ...keyed(context), ...pushOnSendV03(configuration, context) });
     return { result: taskToV03(task, historyLength) };
   },
 
   async 'message/stream'(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    const direct = await agent.answer(message);
+    const direct = await agent.answer(message, keyed(context));
     if (direct !== undefined) return { events: eventsV03(only<TaskEvent>({ kind: 'message', message: direct }), context) };
-    return { events: eventsV03(await agent.stream(message, { owner: context?.principal, ...pushOnSendV03(configuration, context) }), context) };
+    return { events: eventsV03(await agent.stream(message, { ...keyed(context), ...pushOnSendV03(configuration, context) }), context) };
   },
 
   async 'tasks/get'(agent, params, context) {

@@ -5,7 +5,7 @@ import { LiteError } from '../../errors.js';
 import type { TaskEvent } from '../../model/task.js';
 import type { Agent } from '../../runtime/agent.js';
 import { pageSizeOf } from '../../store/task-store.js';
-import { only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
+import { keyed, only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
 import { resumeCursor } from '../wire/extensions.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
 import { eventToV1, messageFromV1, messageToV1, stateFromV1, taskToV1 } from '../wire/v1.js';
@@ -14,19 +14,19 @@ import { asObject, field, invalid, optionalInteger, optionalString, shown, type 
 export const METHODS_V1: Readonly<Record<string, Method>> = {
   async SendMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    const direct = await agent.answer(message);
+    const direct = await agent.answer(message, keyed(context));
     if (direct !== undefined) return { result: { message: messageToV1(direct) } };
     const returnImmediately = field(configuration, 'returnImmediately', 'return_immediately') === true;
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength', 'history_length');
-    const task = await agent.send(message, { returnImmediately, owner: context?.principal, ...pushOnSendV1(configuration, context) });
+    const task = await agent.send(message, { returnImmediately, ...keyed(context), ...pushOnSendV1(configuration, context) });
     return { result: { task: taskToV1(task, historyLength) } };
   },
 
   async SendStreamingMessage(agent, params, context) {
     const { message, configuration } = sendParams(params);
-    const direct = await agent.answer(message);
+    const direct = await agent.answer(message, keyed(context));
     if (direct !== undefined) return { events: eventsV1(only<TaskEvent>({ kind: 'message', message: direct }), context) };
-    return { events: eventsV1(await agent.stream(message, { owner: context?.principal, ...pushOnSendV1(configuration, context) }), context) };
+    return { events: eventsV1(await agent.stream(message, { ...keyed(context), ...pushOnSendV1(configuration, context) }), context) };
   },
 
   async GetTask(agent, params, context) {

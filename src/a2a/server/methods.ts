@@ -3,8 +3,8 @@
 
 import type { PushConfigService } from '../../model/push-config.js';
 import type { TaskEvent } from '../../model/task.js';
-import type { Agent } from '../../runtime/agent.js';
-import { RESUME_EXTENSION, withSeq } from '../wire/extensions.js';
+import type { Agent, SendOptions } from '../../runtime/agent.js';
+import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, withSeq } from '../wire/extensions.js';
 import { mapEvents } from './map-events.js';
 import { invalid, optionalString, type Json } from '../wire/fields.js';
 
@@ -62,4 +62,14 @@ export function streamItems(events: AsyncIterable<TaskEvent>, toWire: (event: Ta
     ...(endsWith === undefined ? {} : { endsWith }),
     ...(onEnd === undefined ? {} : { onEnd: () => { const json = onEnd(); return json === undefined ? undefined : { json }; } }),
   });
+}
+
+/** Who sends, and the key that makes a retry of the send safe (the idempotency extension). */
+export function keyed(context: MethodContext | undefined): SendOptions {
+  const options: SendOptions = {};
+  if (context?.principal !== undefined) options.owner = context.principal;
+  if (context?.idempotencyKey !== undefined) options.idempotencyKey = context.idempotencyKey;
+  // A client that activates the extension counts on its message ids too.
+  if (context?.extensions?.has(IDEMPOTENCY_EXTENSION) === true) options.messageIdKeys = true;
+  return options;
 }

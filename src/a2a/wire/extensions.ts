@@ -5,8 +5,9 @@
 // - resume: every status and artifact event of a task is numbered (its SSE `id:`); a client cut
 //   off resubscribes with `Last-Event-ID` (or `lastEventId`) and gets what it missed. With the
 //   extension active, each streamed object also carries its number in `metadata`.
-// - idempotency: a send with an `Idempotency-Key` header (or, without one, a message id already
-//   used for the same message) is answered with the first answer, never started twice.
+// - idempotency: a send with an `Idempotency-Key` header is answered with the first answer to
+//   that key, never started twice; a client that activates the extension has its message ids
+//   count as keys too (a retried message with the same id and words).
 
 import { LiteError } from '../../errors.js';
 import type { TaskEvent } from '../../model/task.js';
@@ -16,22 +17,21 @@ import type { Json } from './fields.js';
 export const RESUME_EXTENSION = 'https://a2a-lite.dev/extensions/resume/v1';
 export const IDEMPOTENCY_EXTENSION = 'https://a2a-lite.dev/extensions/idempotency/v1';
 
-/** How long a server keeps an idempotency key by default: a retry comes within hours, not days. */
-export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
-
 /** The two as the card declares them, with what a client needs to use them. */
-export const RELIABILITY_EXTENSIONS: readonly CardExtension[] = [
-  {
-    uri: RESUME_EXTENSION,
-    description: 'Events are numbered per task (SSE id); resubscribe with Last-Event-ID or lastEventId to get the ones missed',
-    params: { header: 'Last-Event-ID', param: 'lastEventId' },
-  },
-  {
-    uri: IDEMPOTENCY_EXTENSION,
-    description: 'A send retried with the same Idempotency-Key (or message id) gets the first answer; the work starts once',
-    params: { header: 'Idempotency-Key', keyTtlSeconds: IDEMPOTENCY_KEY_TTL_SECONDS, messageIdKeys: true },
-  },
-];
+export function reliabilityExtensions(keyTtlSeconds: number): CardExtension[] {
+  return [
+    {
+      uri: RESUME_EXTENSION,
+      description: 'Events are numbered per task (SSE id); resubscribe with Last-Event-ID or lastEventId to get the ones missed',
+      params: { header: 'Last-Event-ID', param: 'lastEventId' },
+    },
+    {
+      uri: IDEMPOTENCY_EXTENSION,
+      description: 'A send retried with the same Idempotency-Key (or, with this extension activated, the same message id) gets the first answer; the work starts once',
+      params: { header: 'Idempotency-Key', keyTtlSeconds, messageIdKeys: 'when activated' },
+    },
+  ];
+}
 
 /** The extensions of a request's header value (a comma-separated list of URIs). */
 export function requestedExtensions(header: string | undefined): Set<string> {

@@ -1,0 +1,55 @@
+// A requester's message about a task that exists: the reply to a question (input-required or
+// auth-required), which the handler waiting in `ask` receives. For a client that counts on
+// message ids (SendOptions.messageIdKeys), a message the task has already taken (the same id,
+// sent again after a lost answer) is not taken twice: the task is answered as it stands.
+
+import { LiteError } from '../errors.js';
+import { isTerminal, type WireState } from '../protocol/states.js';
+import type { TaskStore } from '../store/task-store.js';
+import { cloneTask, type Task, type TaskMessage } from '../model/task.js';
+import type { SendOptions } from './agent-options.js';
+import type { LiveTask } from './live-task.js';
+
+export interface FollowUpHost {
+  store: TaskStore;
+  /** The running task `id`, when the requester reaches it. */
+  live(id: string, options: SendOptions): LiveTask | undefined;
+  /** A task that does not run here, to answer with as it stands. */
+  standing(task: Task, options: SendOptions): LiveTask;
+  setStatus(live: LiveTask, state: WireState): void;
+}
+
+/** Takes `message` as the reply its task waits for; the task it continues. */
+export async function followUp(host: FollowUpHost, message: TaskMessage, options: SendOptions): Promise<LiveTask> {
+  const id = message.taskId as string;
+  const live = host.live(id, options);
+  if (live === undefined) {
+    const stored = await host.store.get(id, options.owner);
+    if (stored === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    if (options.messageIdKeys === true && taken(stored.history, message)) return host.standing(stored, options);
+    throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${stored.status.state}; send a new message without taskId to start a new task`, { task: id });
+  }
+  if (message.contextId && message.contextId !== live.task.contextId) {
+    throw new LiteError('INVALID_PARAMS', `contextId "${message.contextId}" is not the context of task "${id}"`);
+  }
+  if (options.messageIdKeys === true && taken(live.task.history, message)) return live;
+  const reply = live.reply;
+  const notWaiting = () => new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${live.task.status.state} and is not waiting for input`, { task: id });
+  if (reply === undefined) throw notWaiting();
+  if (options.beforeStart) {
+    await options.beforeStart(cloneTask(live.task));
+    // Another reply or a cancel may have come while it ran.
+    if (live.reply !== reply || isTerminal(live.task.status.state)) throw notWaiting();
+  }
+  live.reply = undefined;
+  const turn: TaskMessage = { ...message, taskId: id, contextId: live.task.contextId };
+  live.task.history.push(turn);
+  host.setStatus(live, 'working');
+  reply.resolve(turn);
+  return live;
+}
+
+/** The requester sent this very message to the task before. */
+function taken(history: readonly TaskMessage[], message: TaskMessage): boolean {
+  return history.some((turn) => turn.role === 'user' && turn.messageId === message.messageId);
+}
