@@ -1,8 +1,10 @@
 // A bounded load generator: C connections each send blocking SendMessage requests back to back
 // for D seconds after a warm-up; prints requests/s and latency percentiles as one JSON line.
+// With a fifth argument `keyed`, each request carries an Idempotency-Key of its own.
 import { Agent, request } from 'node:http';
 
-const [url, connections = '32', seconds = '5', warmup = '1'] = process.argv.slice(2);
+const [url, connections = '32', seconds = '5', warmup = '1', mode = 'plain'] = process.argv.slice(2);
+const run = Math.random().toString(36).slice(2);
 const target = new URL(url);
 const agent = new Agent({ keepAlive: true, maxSockets: Number(connections) });
 let counter = 0;
@@ -16,7 +18,14 @@ function send() {
   });
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'content-length': Buffer.byteLength(body) } },
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'content-length': Buffer.byteLength(body), ...(mode === 'keyed' ? { 'idempotency-key': `${run}-${counter}` } : {}) },
+      },
       (res) => {
         let ok = res.statusCode === 200;
         const chunks = [];

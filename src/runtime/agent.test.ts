@@ -92,6 +92,19 @@ describe('the agent runtime', () => {
     expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'research over last week' });
   });
 
+  it('asks for credentials (auth-required) and takes the requester’s reply as the answer', async () => {
+    const agent = agentWith(async (_task, ctx) => {
+      const login = await ctx.ask('Sign in to the calendar first.', { state: 'auth-required' });
+      return `signed in as ${login.parts[0]?.kind === 'text' ? login.parts[0].text : ''}`;
+    });
+    const asked = await agent.send(userMessage('book a room'));
+    expect(asked.status.state).toBe('auth-required');
+    expect(asked.status.message?.parts).toEqual([{ kind: 'text', text: 'Sign in to the calendar first.' }]);
+    const done = await agent.send(userMessage('rui@example.org', { taskId: asked.id, contextId: asked.contextId }));
+    expect(done.status.state).toBe('completed');
+    expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'signed in as rui@example.org' });
+  });
+
   it('cancels a running task: the signal fires, the state is cancelled, cancelling again is harmless', async () => {
     let aborted = false;
     const agent = agentWith(async (_task, ctx) => {

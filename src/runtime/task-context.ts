@@ -37,8 +37,12 @@ export interface TaskContext {
   readonly signal: AbortSignal;
   /** Reports a non-final state, with the agent's words, a 0–100 progress and an eta. */
   status(state: Exclude<WireState, 'completed' | 'failed' | 'cancelled' | 'rejected'>, options?: StatusOptions): Promise<void>;
-  /** Asks the requester a question (input-required) and resolves with their reply. */
-  ask(question: string): Promise<TaskMessage>;
+  /**
+   * Asks the requester a question (input-required) and resolves with their reply. With `state:
+   * 'auth-required'` the question is a request for credentials (A2A's AUTH_REQUIRED), which the
+   * requester's reply answers the same way.
+   */
+  ask(question: string, options?: { state?: 'input-required' | 'auth-required' }): Promise<TaskMessage>;
   /**
    * Sends an artifact while the task works (any number of them), or a chunk of one: give the id
    * the first chunk returned and `append: true` for each next, and `lastChunk: true` on the last.
@@ -122,10 +126,10 @@ export function taskContext(live: LiveTask, actions: TaskActions): TaskContext {
       actions.setStatus(live, state, message);
       await live.saving;
     },
-    ask: async (question) => {
+    ask: async (question, options = {}) => {
       guard();
       const answer = new Promise<TaskMessage>((resolve, reject) => (live.reply = { resolve, reject }));
-      actions.setStatus(live, 'input-required', agentMessage(task, question, actions.newId()));
+      actions.setStatus(live, options.state ?? 'input-required', agentMessage(task, question, actions.newId()));
       return answer;
     },
     artifact: async (content) => {

@@ -137,6 +137,17 @@ describe('serve --exec', () => {
     expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'research over last week' });
   });
 
+  it('asks for credentials when the program says auth-required, and takes the reply as the answer', async () => {
+    const script = `input=$(cat); case "$input" in *"token-ok"*) echo "mail read";; *) printf "[A2A:status task=$A2A_TASK_ID state=auth-required]\\nSign in to the mailbox first.\\n";; esac`;
+    const { agent } = agentFor(script);
+    const asked = await agent.send(message('read my mail'));
+    expect(asked.status.state).toBe('auth-required');
+    expect(reasonOf(asked)).toBe('Sign in to the mailbox first.');
+    const done = await agent.send(message('token-ok', { taskId: asked.id }));
+    expect(done.status.state).toBe('completed');
+    expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'mail read' });
+  });
+
   it.each([
     ['a program that stops on SIGTERM', 'echo $$ > pid; trap "exit 0" TERM; sleep 30 & wait'],
     ['a program that ignores SIGTERM', 'echo $$ > pid; trap "" TERM; while :; do sleep 0.05; done'],

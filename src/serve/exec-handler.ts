@@ -83,8 +83,8 @@ export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: Tas
     for (;;) {
       const outcome = await runTurn(options, folder, task, transcript, ctx);
       if (outcome.kind === 'ask') {
-        transcript.push({ type: 'status', params: { task: task.id, state: 'input-required' }, body: outcome.question, attachments: [] });
-        const reply = await ctx.ask(outcome.question);
+        transcript.push({ type: 'status', params: { task: task.id, state: outcome.state }, body: outcome.question, attachments: [] });
+        const reply = await ctx.ask(outcome.question, { state: outcome.state });
         const text = textOf(reply);
         transcript.push(taskMessage({ ...task, text: liftTaskHeader(text)?.body ?? text }, saveFiles(folder, reply)));
         continue;

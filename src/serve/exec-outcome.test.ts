@@ -16,7 +16,8 @@ describe('how a turn ends, from what the program printed', () => {
     ['the last of several results and final words', '[A2A:result task=t state=completed]\nold\n[A2A:status task=t state=completed]\nfirst\n[A2A:result task=t state=completed]\nnew\n[A2A:status task=t state=completed]\nsecond\n', 0, end('new', { message: 'second' })],
     ['a result, then a failure', '[A2A:result task=t state=completed]\n42\n[A2A:status task=t state=failed]\nthe disk filled up\n', 0, { kind: 'end', state: 'failed', text: 'the disk filled up', attachments: [] }],
     ['a completion, even after a non-zero exit', '[A2A:status task=t state=completed]\nDone anyway.\n', 1, end('', { message: 'Done anyway.' })],
-    ['a question', '[A2A:status task=t state=input-required]\nWhich week?\n', 0, { kind: 'ask', question: 'Which week?' }],
+    ['a question', '[A2A:status task=t state=input-required]\nWhich week?\n', 0, { kind: 'ask', question: 'Which week?', state: 'input-required' }],
+    ['a request for credentials', '[A2A:status task=t state=auth-required]\nLog in to the mail account first.\n', 0, { kind: 'ask', question: 'Log in to the mail account first.', state: 'auth-required' }],
     ['plain text and a non-zero exit', '42\n', 2, { kind: 'end', state: 'failed', text: 'the program failed', attachments: [] }],
   ])('%s', (_what, stdout, code, outcome) => {
     expect(outcomeOf(stdout, code, 'the program failed')).toEqual(outcome);

@@ -12,7 +12,7 @@ import type { ResultFile, TaskContext } from '../runtime/agent.js';
 
 /** How a turn ended: with a question for the requester, or with the end of the task. */
 export type Outcome =
-  | { kind: 'ask'; question: string }
+  | { kind: 'ask'; question: string; state: 'input-required' | 'auth-required' }
   | {
       kind: 'end';
       state: 'completed' | 'failed' | 'rejected' | 'cancelled';
@@ -38,7 +38,7 @@ export function outcomeOf(stdout: string, code: number | null, failure: string):
   const messages = parseAll(stdout);
   const last = messages.filter(stated).at(-1);
   const state = last?.params.state;
-  if (last !== undefined && state !== undefined && isWireState(state) && isInterrupted(state) && code === 0) return { kind: 'ask', question: last.body };
+  if (last !== undefined && state !== undefined && isWireState(state) && isInterrupted(state) && code === 0) return { kind: 'ask', question: last.body, state: state as 'input-required' | 'auth-required' };
   if (last !== undefined && state === 'completed') return completion(messages);
   if (last !== undefined && state !== undefined && isWireState(state) && isTerminal(state)) {
     return { kind: 'end', state: state as 'failed' | 'rejected' | 'cancelled', text: last.body || last.params.reason || '', attachments: last.attachments };
