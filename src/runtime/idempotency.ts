@@ -13,7 +13,10 @@ import type { TaskStore } from '../store/task-store.js';
 import type { TaskMessage } from '../model/task.js';
 import type { LiveTask } from './live-task.js';
 
-/** How long a key is honoured: a retry comes within hours, not days. */
+/**
+ * How long the key of a direct answer is honoured: a retry comes within hours, not days. The key
+ * of a task is honoured as long as the task is kept (retention deletes the two together).
+ */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** A key as a send gives it: explicit (a header) or the message id. */
@@ -64,12 +67,12 @@ export class IdempotentSends {
     const task = this.find(key, owner).then((found) => found ?? create(key));
     const entry = { fingerprint: key.fingerprint, task };
     this.pending.set(scoped, entry);
-    // Until the key is saved with the task, the store cannot answer for it: keep it here.
-    void task
-      .then((live) => live.saving, () => {})
-      .finally(() => {
-        if (this.pending.get(scoped) === entry) this.pending.delete(scoped);
-      });
+    const done = (): void => {
+      if (this.pending.get(scoped) === entry) this.pending.delete(scoped);
+    };
+    // Until the key is saved with the task, the store cannot answer for it: keep it here. A
+    // failed send is forgotten at once, before anyone waiting for it tries again.
+    task.then((live) => void live.saving.then(done), done);
     return task;
   }
 
@@ -92,7 +95,6 @@ export class IdempotentSends {
   private async find(key: SendKey, owner: string | undefined): Promise<LiveTask | undefined> {
     const found = await this.host.store.findIdempotent(key.key, owner);
     if (found?.taskId === undefined) return undefined;
-    if (Date.parse(found.createdAt) < this.host.now().getTime() - IDEMPOTENCY_TTL_MS) return undefined;
     if (found.fingerprint !== key.fingerprint) {
       if (key.explicit) throw conflict();
       return undefined;

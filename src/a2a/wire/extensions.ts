@@ -18,7 +18,7 @@ export const RESUME_EXTENSION = 'https://a2a-lite.dev/extensions/resume/v1';
 export const IDEMPOTENCY_EXTENSION = 'https://a2a-lite.dev/extensions/idempotency/v1';
 
 /** The two as the card declares them, with what a client needs to use them. */
-export function reliabilityExtensions(keyTtlSeconds: number): CardExtension[] {
+export function reliabilityExtensions(directAnswerTtlSeconds: number): CardExtension[] {
   return [
     {
       uri: RESUME_EXTENSION,
@@ -28,7 +28,7 @@ export function reliabilityExtensions(keyTtlSeconds: number): CardExtension[] {
     {
       uri: IDEMPOTENCY_EXTENSION,
       description: 'A send retried with the same Idempotency-Key (or, with this extension activated, the same message id) gets the first answer; the work starts once',
-      params: { header: 'Idempotency-Key', keyTtlSeconds, messageIdKeys: 'when activated' },
+      params: { header: 'Idempotency-Key', keptFor: 'as long as the task', directAnswerTtlSeconds, messageIdKeys: 'when activated' },
     },
   ];
 }
