@@ -1,7 +1,10 @@
 // Malformed, hostile and wrong requests against the A2A handler, each with the answer the spec gives.
 import { describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../src/a2a/server/handler.js';
-import type { HttpRequest } from '../src/a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../src/a2a/server/http.js';
+import { METHODS_V03 } from '../src/a2a/server/jsonrpc-v03.js';
+import { METHODS_V1 } from '../src/a2a/server/jsonrpc-v1.js';
+import { RESUME_EXTENSION } from '../src/a2a/wire/extensions.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent } from '../src/runtime/agent.js';
 
@@ -157,5 +160,50 @@ describe('the card for each version', () => {
     expect((await cardFor({ 'a2a-version': '0.3' })).card).toHaveProperty('url');
     // Each version has its own ETag.
     expect(hybrid.response.headers.etag).not.toBe(response.headers.etag);
+  });
+});
+
+describe('an extension the card marks required (§3.3.4, §4.6.3)', () => {
+  const SIGNED = 'https://example.com/extensions/signed-messages/v1';
+  const strictAgent = createAgent({ card: jiajiaCard(), onTask: (task) => `echo: ${task.text}` });
+  const strict = createA2AHandler({ agent: strictAgent, baseUrl: 'http://127.0.0.1:7331', extensions: [{ uri: SIGNED, description: 'Every message is signed', required: true }] });
+  const reply = (response: HttpResponse) => JSON.parse('body' in response ? response.body : '{}') as { result?: Record<string, unknown>; error?: Record<string, unknown> };
+  const rpc = async (body: string, headers: Record<string, string>) => reply(await strict(request(body, { 'content-type': 'application/json', ...headers })));
+  const refusal = { code: -32008, message: `this agent requires the extension ${SIGNED}; name it in the A2A-Extensions header (X-A2A-Extensions in 0.3)` };
+  const errorInfo = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'EXTENSION_SUPPORT_REQUIRED', domain: 'a2a-protocol.org' }];
+
+  it.each(Object.keys(METHODS_V1))('refuses %s without it, with ErrorInfo EXTENSION_SUPPORT_REQUIRED', async (method) => {
+    expect((await rpc(call(method, { id: 'x', taskId: 'x', message: goodMessage }), { 'a2a-version': '1.0', 'a2a-extensions': RESUME_EXTENSION })).error).toEqual({ ...refusal, data: errorInfo });
+  });
+
+  it.each(Object.keys(METHODS_V03))('refuses 0.3 %s without it, with no data', async (method) => {
+    expect((await rpc(call(method, { id: 'x', taskId: 'x' }), { 'a2a-version': '0.3' })).error).toEqual(refusal);
+  });
+
+  it('serves a request that names it among others, even unknown ones, and refuses one that names another version of it', async () => {
+    const names = `${RESUME_EXTENSION}, https://example.com/extensions/unknown/v1, ${SIGNED}`;
+    const sent = await rpc(call('SendMessage', { message: goodMessage }), { 'a2a-version': '1.0', 'a2a-extensions': names });
+    expect(sent.result?.task).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
+    const v03 = await rpc(call('message/send', { message: { kind: 'message', messageId: 'm03', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }), { 'a2a-version': '0.3', 'x-a2a-extensions': SIGNED });
+    expect(v03.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect((await rpc(call('GetTask', { id: 'x' }), { 'a2a-version': '1.0', 'a2a-extensions': SIGNED.replace('/v1', '/v2') })).error).toMatchObject(refusal);
+  });
+
+  it('stores nothing for a refused send', async () => {
+    const before = (await rpc(call('ListTasks', {}), { 'a2a-version': '1.0', 'a2a-extensions': SIGNED })).result?.totalSize as number;
+    await rpc(call('SendMessage', { message: { ...goodMessage, messageId: 'refused' } }), { 'a2a-version': '1.0' });
+    expect((await rpc(call('ListTasks', {}), { 'a2a-version': '1.0', 'a2a-extensions': SIGNED })).result?.totalSize).toBe(before);
+  });
+
+  it('answers a version it does not speak, an unknown method and a malformed request first', async () => {
+    expect((await rpc(call('GetTask', { id: 'x' }), { 'a2a-version': '2.0' })).error).toMatchObject({ code: -32009 });
+    expect((await rpc(call('FlyToTheMoon', {}), { 'a2a-version': '1.0' })).error).toMatchObject({ code: -32601 });
+    expect((await rpc('{"jsonrpc": "2.0",', { 'a2a-version': '1.0' })).error).toMatchObject({ code: -32700 });
+  });
+
+  it('keeps the card public, declaring the extension required', async () => {
+    const response = await strict(request('', {}, '/.well-known/agent-card.json', 'GET'));
+    expect(response.status).toBe(200);
+    expect((reply(response) as { capabilities?: { extensions?: unknown[] } }).capabilities?.extensions).toContainEqual({ uri: SIGNED, description: 'Every message is signed', required: true });
   });
 });

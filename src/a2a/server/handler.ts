@@ -17,7 +17,7 @@ import type { Method, MethodContext, MethodResult, StreamItem } from './methods.
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
 import { restV1 } from './rest-v1.js';
-import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, reliabilityExtensions, requestedExtensions } from '../wire/extensions.js';
+import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, reliabilityExtensions, requestedExtensions, requireExtensions } from '../wire/extensions.js';
 import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
 
 export interface A2AHandlerOptions {
@@ -35,7 +35,10 @@ export interface A2AHandlerOptions {
   auth?: AuthOptions;
   /**
    * Extensions this server supports besides the lite card's, declared in its card. An agent with
-   * retention rules declares them itself (retention-extension.ts), before these.
+   * retention rules declares them itself (retention-extension.ts), before these. One marked
+   * `required` must be activated by every request but the card's (`A2A-Extensions`, or
+   * `X-A2A-Extensions` in 0.3), or the request is refused with EXTENSION_SUPPORT_REQUIRED
+   * (-32008, 400 FAILED_PRECONDITION) before its method runs.
    */
   extensions?: readonly CardExtension[];
 }
@@ -77,6 +80,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
     : undefined;
   const extensions = [...(options.agent.retention === undefined ? [] : [retentionExtension(options.agent.retention.rules)]), ...(options.extensions ?? [])];
+  const required = extensions.filter((extension) => extension.required === true).map((extension) => extension.uri);
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const handle = withAuth(async (request, principal) => {
@@ -96,6 +100,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       return cardResponse(request, agentCard, since);
     }
     const context = contextOf(request, principal, options.push);
+    if (required.length > 0) context.requiredExtensions = required;
     if (RPC_PATHS.has(request.path)) {
       if (request.method !== 'POST') return methodNotAllowed('POST');
       return activated(await jsonRpc(options.agent, request, context), context);
@@ -163,7 +168,9 @@ async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContex
 
   let outcome: MethodResult;
   try {
-    outcome = await methodFor(method, header, version)(agent, (params ?? {}) as Record<string, unknown>, context);
+    const run = methodFor(method, header, version);
+    requireExtensions(context.requiredExtensions ?? [], context.extensions);
+    outcome = await run(agent, (params ?? {}) as Record<string, unknown>, context);
   } catch (error) {
     return rpcResponse(id, failure(version, error));
   }

@@ -18,6 +18,7 @@ import { json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from
 import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { MethodContext, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
+import { requireExtensions } from '../wire/extensions.js';
 import { invalid, type Json } from '../wire/fields.js';
 import { A2A_JSON } from '../wire/v1.js';
 
@@ -85,6 +86,7 @@ async function serve(agent: Agent, request: HttpRequest, target: Target, context
   if (operation === undefined) return methodNotAllowed(Object.keys(operations));
   try {
     checkVersion(request);
+    requireExtensions(context.requiredExtensions ?? [], context.extensions);
     const call = operation.call(request.query, operation.readsBody ? readBody(request) : {});
     const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
     if (method === undefined) throw new LiteError('INTERNAL', `no 1.0 method "${call.method}"`);
