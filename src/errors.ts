@@ -110,6 +110,7 @@ export const ERROR_TABLE = {
   // 400, not 415: A2A 1.0.1 maps ContentTypeNotSupported to 400 (spec §5.4).
   CONTENT_TYPE_NOT_SUPPORTED: { exit: 9, rpc: -32005, http: 400, status: 'INVALID_ARGUMENT', reason: 'CONTENT_TYPE_NOT_SUPPORTED', summary: 'The request body has a content type this agent does not read.' },
   VERSION_NOT_SUPPORTED: { exit: 9, rpc: -32009, http: 400, status: 'FAILED_PRECONDITION', reason: 'VERSION_NOT_SUPPORTED', summary: 'The A2A-Version asked for is not served here.' },
+  EXTENSION_SUPPORT_REQUIRED: { exit: 9, rpc: -32008, http: 400, status: 'FAILED_PRECONDITION', reason: 'EXTENSION_SUPPORT_REQUIRED', summary: 'The request does not activate an extension the agent card marks required.' },
   EXTENDED_CARD_NOT_CONFIGURED: { exit: 9, rpc: -32007, http: 400, status: 'FAILED_PRECONDITION', reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', summary: 'This agent has no extended card.' },
   // A remote agent (a2a-lite send, discover) did not give what was asked.
   PEER_ERROR: { exit: 8, rpc: -32006, http: 502, status: 'UNKNOWN', summary: 'The remote agent answered with an error, or with something that is not A2A.' },

@@ -1,9 +1,14 @@
 // Malformed, hostile and wrong requests against the A2A handler, each with the answer the spec gives.
 import { describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../src/a2a/server/handler.js';
-import type { HttpRequest } from '../src/a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../src/a2a/server/http.js';
+import { METHODS_V03 } from '../src/a2a/server/jsonrpc-v03.js';
+import { METHODS_V1 } from '../src/a2a/server/jsonrpc-v1.js';
+import { RESUME_EXTENSION } from '../src/a2a/wire/extensions.js';
 import { jiajiaCard } from '../src/card/examples.js';
+import type { TaskEvent } from '../src/model/task.js';
 import { createAgent } from '../src/runtime/agent.js';
+import { MemoryTaskStore } from '../src/store/task-store.js';
 
 const agent = createAgent({ card: jiajiaCard(), onTask: (task) => `echo: ${task.text}` });
 const handle = createA2AHandler({ agent, baseUrl: 'http://127.0.0.1:7331' });
@@ -157,5 +162,165 @@ describe('the card for each version', () => {
     expect((await cardFor({ 'a2a-version': '0.3' })).card).toHaveProperty('url');
     // Each version has its own ETag.
     expect(hybrid.response.headers.etag).not.toBe(response.headers.etag);
+  });
+});
+
+describe('an extension the card marks required (§3.3.4, §4.6.3)', () => {
+  const SIGNED = 'https://example.com/extensions/signed-messages/v1';
+  const strictAgent = createAgent({ card: jiajiaCard(), onTask: (task) => `echo: ${task.text}` });
+  const strict = createA2AHandler({ agent: strictAgent, baseUrl: 'http://127.0.0.1:7331', extensions: [{ uri: SIGNED, description: 'Every message is signed', required: true }] });
+  const reply = (response: HttpResponse) => JSON.parse('body' in response ? response.body : '{}') as { result?: Record<string, unknown>; error?: Record<string, unknown> };
+  const rpc = async (body: string, headers: Record<string, string>) => reply(await strict(request(body, { 'content-type': 'application/json', ...headers })));
+  const refusal = { code: -32008, message: `this agent requires the extension ${SIGNED}; name it in the A2A-Extensions header (X-A2A-Extensions in 0.3)` };
+  const errorInfo = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'EXTENSION_SUPPORT_REQUIRED', domain: 'a2a-protocol.org' }];
+
+  it.each(Object.keys(METHODS_V1))('refuses %s without it, with ErrorInfo EXTENSION_SUPPORT_REQUIRED', async (method) => {
+    expect((await rpc(call(method, { id: 'x', taskId: 'x', message: goodMessage }), { 'a2a-version': '1.0', 'a2a-extensions': RESUME_EXTENSION })).error).toEqual({ ...refusal, data: errorInfo });
+  });
+
+  it.each(Object.keys(METHODS_V03))('refuses 0.3 %s without it, with no data', async (method) => {
+    expect((await rpc(call(method, { id: 'x', taskId: 'x' }), { 'a2a-version': '0.3' })).error).toEqual(refusal);
+  });
+
+  it('serves a request that names it among others, even unknown ones, and refuses one that names another version of it', async () => {
+    const names = `${RESUME_EXTENSION}, https://example.com/extensions/unknown/v1, ${SIGNED}`;
+    const sent = await rpc(call('SendMessage', { message: goodMessage }), { 'a2a-version': '1.0', 'a2a-extensions': names });
+    expect(sent.result?.task).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
+    const v03 = await rpc(call('message/send', { message: { kind: 'message', messageId: 'm03', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }), { 'a2a-version': '0.3', 'x-a2a-extensions': SIGNED });
+    expect(v03.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect((await rpc(call('GetTask', { id: 'x' }), { 'a2a-version': '1.0', 'a2a-extensions': SIGNED.replace('/v1', '/v2') })).error).toMatchObject(refusal);
+  });
+
+  it('stores nothing for a refused send', async () => {
+    const before = (await rpc(call('ListTasks', {}), { 'a2a-version': '1.0', 'a2a-extensions': SIGNED })).result?.totalSize as number;
+    await rpc(call('SendMessage', { message: { ...goodMessage, messageId: 'refused' } }), { 'a2a-version': '1.0' });
+    expect((await rpc(call('ListTasks', {}), { 'a2a-version': '1.0', 'a2a-extensions': SIGNED })).result?.totalSize).toBe(before);
+  });
+
+  it('answers a version it does not speak, an unknown method and a malformed request first', async () => {
+    expect((await rpc(call('GetTask', { id: 'x' }), { 'a2a-version': '2.0' })).error).toMatchObject({ code: -32009 });
+    expect((await rpc(call('FlyToTheMoon', {}), { 'a2a-version': '1.0' })).error).toMatchObject({ code: -32601 });
+    expect((await rpc('{"jsonrpc": "2.0",', { 'a2a-version': '1.0' })).error).toMatchObject({ code: -32700 });
+  });
+
+  it('keeps the card public, declaring the extension required', async () => {
+    const response = await strict(request('', {}, '/.well-known/agent-card.json', 'GET'));
+    expect(response.status).toBe(200);
+    expect((reply(response) as { capabilities?: { extensions?: unknown[] } }).capabilities?.extensions).toContainEqual({ uri: SIGNED, description: 'Every message is signed', required: true });
+  });
+});
+
+describe('A2A-Version as a query parameter (§3.6.1)', () => {
+  const rpcAt = async (query: string, body: string, headers: Record<string, string> = {}) => {
+    const response = await handle({ ...request(body, { 'content-type': 'application/json', ...headers }), query: new URLSearchParams(query) });
+    return JSON.parse('body' in response ? response.body : '{}') as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+  };
+
+  it('refuses a version it does not speak, in 1.0 terms', async () => {
+    expect((await rpcAt('A2A-Version=2.0', call('GetTask', { id: 'x' }))).error).toMatchObject({ code: -32009, message: 'A2A-Version "2.0" is not supported; this agent speaks 1.0 and 0.3', data: [{ reason: 'VERSION_NOT_SUPPORTED' }] });
+  });
+
+  it('picks the dialect: 1.0 has no tasks/get, 0.3 no SendMessage, and a 0.3 error carries no data', async () => {
+    expect((await rpcAt('', call('tasks/get', { id: 'nope' }))).error).toMatchObject({ code: -32001 });
+    expect((await rpcAt('A2A-Version=1.0', call('tasks/get', { id: 'nope' }))).error).toEqual({ code: -32601, message: 'no method "tasks/get" in A2A 1.0' });
+    expect((await rpcAt('a2a-version=0.3', call('SendMessage', { message: goodMessage }))).error).toEqual({ code: -32601, message: 'no method "SendMessage" in A2A 0.3' });
+  });
+
+  it('takes the header over the query', async () => {
+    expect((await rpcAt('A2A-Version=2.0', call('GetTask', { id: 'nope' }), { 'a2a-version': '1.0' })).error).toMatchObject({ code: -32001 });
+    expect((await rpcAt('A2A-Version=1.0', call('tasks/get', { id: 'nope' }), { 'a2a-version': '0.3' })).error).toEqual({ code: -32001, message: 'no task "nope"' });
+  });
+
+  it('gives the 1.0 card to a client that asks for 1.0 in the query', async () => {
+    const response = await handle({ ...request('', {}, '/.well-known/agent-card.json', 'GET'), query: new URLSearchParams('A2A-Version=1.0') });
+    const card = JSON.parse('body' in response ? response.body : '{}') as Record<string, unknown>;
+    expect(card).toHaveProperty('supportedInterfaces');
+    expect(card).not.toHaveProperty('url');
+  });
+});
+
+describe('failures that are the server’s own (§3.3.2)', () => {
+  /** A store whose listing fails as a broken disk would. */
+  class BrokenListing extends MemoryTaskStore {
+    override async list(): Promise<never> {
+      throw new Error('the disk is on fire');
+    }
+  }
+  const told: [unknown, string][] = [];
+  const broken = createAgent({
+    card: jiajiaCard(),
+    store: new BrokenListing(),
+    onMessage: (message) => {
+      if (message.text === 'crash') throw new TypeError('onMessage broke');
+      return undefined;
+    },
+    onTask: (task) => `echo: ${task.text}`,
+  });
+  let base = (): string => 'http://127.0.0.1:7331';
+  const handler = createA2AHandler({ agent: broken, baseUrl: () => base(), onError: (error, what) => told.push([error, what]) });
+  const bodyOf = (response: HttpResponse) => JSON.parse('body' in response ? response.body : '{}') as Record<string, unknown>;
+  const crash = { kind: 'message', messageId: 'c03', role: 'user', parts: [{ kind: 'text', text: 'crash' }] };
+
+  it('answers -32603 or 500 with the words internal error, and tells onError which operation failed', async () => {
+    told.length = 0;
+    expect(bodyOf(await handler(request(call('ListTasks', {})))).error).toEqual({ code: -32603, message: 'internal error' });
+    expect(bodyOf(await handler(request(call('message/send', { message: crash }), { 'a2a-version': '0.3' }))).error).toEqual({ code: -32603, message: 'internal error' });
+    const rest = await handler({ ...request('', { 'a2a-version': '1.0' }, '/tasks', 'GET') });
+    expect(rest.status).toBe(500);
+    expect(bodyOf(rest)).toEqual({ error: { code: 500, status: 'INTERNAL', message: 'internal error', details: [] } });
+    expect(told.map(([error, what]) => [(error as Error).message, what])).toEqual([
+      ['the disk is on fire', 'JSON-RPC ListTasks'],
+      ['onMessage broke', 'JSON-RPC message/send'],
+      ['the disk is on fire', 'HTTP+JSON ListTasks'],
+    ]);
+  });
+
+  it('tells onError of a failure in the middle of a stream, which ends with an error event', async () => {
+    told.length = 0;
+    const stream = broken.stream;
+    // Answered, then failing at its first event: the headers are out when the failure comes.
+    broken.stream = async (): Promise<AsyncIterable<TaskEvent>> => ({
+      [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new TypeError('lost the event log')) }),
+    });
+    try {
+      for (const [req, what] of [
+        [request(call('SendStreamingMessage', { message: goodMessage })), 'the stream of JSON-RPC SendStreamingMessage'],
+        [{ ...request(JSON.stringify({ message: goodMessage }), { 'a2a-version': '1.0' }, '/message:stream') }, 'the stream of HTTP+JSON SendStreamingMessage'],
+      ] as const) {
+        const response = await handler(req);
+        let text = '';
+        if ('events' in response) for await (const chunk of response.events) text += chunk;
+        expect(text).toMatch(/^event: error\ndata: .*"internal error"/);
+        expect(told.at(-1)?.[1]).toBe(what);
+      }
+      expect(told).toHaveLength(2);
+    } finally {
+      broken.stream = stream;
+    }
+  });
+
+  it('tells onError of a failure outside the bindings, and answers 500 as a google.rpc.Status', async () => {
+    told.length = 0;
+    base = () => {
+      throw new RangeError('no base URL yet');
+    };
+    try {
+      const response = await handler(request('', {}, '/.well-known/agent-card.json/', 'GET'));
+      expect(response.status).toBe(500);
+      expect(response.headers['content-type']).toBe('application/a2a+json');
+      expect(bodyOf(response)).toEqual({ error: { code: 500, status: 'INTERNAL', message: 'internal error' } });
+      expect(told.map(([error, what]) => [(error as Error).message, what])).toEqual([['no base URL yet', 'GET /.well-known/agent-card.json']]);
+    } finally {
+      base = () => 'http://127.0.0.1:7331';
+    }
+  });
+
+  it('tells onError nothing of the client’s own mistakes', async () => {
+    told.length = 0;
+    await handler(request(call('GetTask', { id: 'nope' })));
+    await handler(request('{"jsonrpc":'));
+    await handler(request(call('GetTask', { id: 'x' }), { 'a2a-version': '2.0' }));
+    await handler(request('', { 'a2a-version': '1.0' }, '/tasks/nope', 'GET'));
+    expect(told).toEqual([]);
   });
 });

@@ -244,3 +244,40 @@ describe('the REST routes serve A2A 1.0', () => {
     expect(bodyOf(response)).toMatchObject({ error: { details: errorInfo('TASK_NOT_CANCELABLE') } });
   });
 });
+
+describe('an extension the card marks required, over REST (§3.3.4)', () => {
+  const SIGNED = 'https://example.com/extensions/signed-messages/v1';
+  const strict = createA2AHandler({
+    agent: createAgent({ card: jiajiaCard(), onTask: (task) => `echo: ${task.text}` }),
+    baseUrl: 'http://127.0.0.1:7331',
+    extensions: [{ uri: SIGNED, description: 'Every message is signed', required: true }],
+  });
+
+  it.each<[string, HttpRequest]>([
+    ['POST /message:send', rest('POST', '/message:send', message('x'))],
+    ['POST /message:stream', rest('POST', '/message:stream', message('x'))],
+    ['GET /tasks', rest('GET', '/tasks')],
+    ['GET /tasks/{id}', rest('GET', '/tasks/x')],
+    ['POST /tasks/{id}:cancel', rest('POST', '/tasks/x:cancel')],
+    ['POST /tasks/{id}:subscribe', rest('POST', '/tasks/x:subscribe')],
+    ['GET /tasks/{id}/pushNotificationConfigs', rest('GET', '/tasks/x/pushNotificationConfigs')],
+    ['DELETE /tasks/{id}/pushNotificationConfigs/{configId}', rest('DELETE', '/tasks/x/pushNotificationConfigs/c')],
+    ['GET /extendedAgentCard', rest('GET', '/extendedAgentCard')],
+    ['a body that is not JSON', rest('POST', '/message:send', '{"message":')],
+  ])('refuses %s without it: 400 FAILED_PRECONDITION, reason EXTENSION_SUPPORT_REQUIRED', async (_what, request) => {
+    const response = await strict(request);
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toBe('application/a2a+json');
+    expect(bodyOf(response)).toEqual({
+      error: { code: 400, status: 'FAILED_PRECONDITION', message: expect.stringContaining(SIGNED), details: errorInfo('EXTENSION_SUPPORT_REQUIRED') },
+    });
+  });
+
+  it('serves a request that names it, after the version and the route are checked', async () => {
+    const sent = await strict(rest('POST', '/message:send', message('signed'), { ...V1, 'a2a-extensions': SIGNED }));
+    expect(bodyOf(sent)).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(bodyOf(await strict(rest('GET', '/tasks', '', { 'a2a-version': '0.3' })))).toMatchObject({ error: { details: errorInfo('VERSION_NOT_SUPPORTED') } });
+    expect((await strict(rest('PUT', '/tasks'))).status).toBe(405);
+    expect((await strict(rest('GET', '/admin'))).status).toBe(404);
+  });
+});

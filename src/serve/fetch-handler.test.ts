@@ -46,6 +46,7 @@ describe('the fetch(Request) → Response adapter', () => {
   it('refuses a body over the limit with 413', async () => {
     const response = await serve(rpc('SendMessage', { message: { ...message, parts: [{ text: 'x'.repeat(20_000) }] } }));
     expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toBe('application/a2a+json');
     // The same google.rpc.Status the node:http adapter sends: a status google.rpc knows.
     expect(await response.json()).toEqual({ error: { code: 413, status: 'RESOURCE_EXHAUSTED', message: 'the request body is over 10000 bytes' } });
   });

@@ -1,14 +1,14 @@
 // The web-standard adapter: `fetch(Request) → Response`, for Bun, Deno and edge runtimes.
 
 import type { A2AHandler } from '../a2a/server/http.js';
-import { DEFAULT_MAX_BODY, tooLargeBody } from './node-http.js';
+import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from './node-http.js';
 
 export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request) => {
     const body = await readLimited(request, max);
     if (body === undefined) {
-      return Response.json(tooLargeBody(max), { status: 413 });
+      return new Response(JSON.stringify(tooLargeBody(max)), { status: 413, headers: STATUS_ERROR_HEADERS });
     }
     const url = new URL(request.url);
     const headers: Record<string, string> = {};

@@ -37,6 +37,7 @@ describe('the node:http adapter', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(5000) }] } } }),
     });
     expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toBe('application/a2a+json');
     expect(((await response.json()) as { error: { status: string } }).error.status).toBe('RESOURCE_EXHAUSTED');
   });
 

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ERROR_TABLE } from '../errors.js';
 import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/server/http.js';
+import { A2A_JSON } from '../a2a/wire/v1.js';
 
 export interface NodeAdapterOptions {
   /** Bodies over this size get 413 (default 4 MiB). */
@@ -47,7 +48,7 @@ export function nodeListener(handler: A2AHandler, options: NodeAdapterOptions = 
   const limits = { body: options.maxBodyBytes ?? DEFAULT_MAX_BODY, backlog: options.maxStreamBacklogBytes ?? DEFAULT_MAX_STREAM_BACKLOG };
   return (req, res) => {
     void serveOne(handler, req, res, limits).catch(() => {
-      if (!res.headersSent) writeJson(res, 500, { error: { code: 500, status: 'INTERNAL', message: 'internal error' } });
+      if (!res.headersSent) writeStatusError(res, 500, { error: { code: 500, status: 'INTERNAL', message: 'internal error' } });
       else res.destroy();
     });
   };
@@ -91,7 +92,7 @@ class NodeRequest implements HttpRequest {
     private readonly res: ServerResponse,
   ) {}
 
-  /** Only the REST routes read the query. */
+  /** Read by the REST routes, and for `A2A-Version` when a request has no such header. */
   get query(): URLSearchParams {
     return (this.parsedQuery ??= new URLSearchParams(this.search));
   }
@@ -225,18 +226,24 @@ async function write(res: ServerResponse, response: HttpResponse, head: boolean,
 }
 
 function tooLarge(res: ServerResponse, max: number): void {
-  writeJson(res, 413, tooLargeBody(max), { connection: 'close' });
+  writeStatusError(res, 413, tooLargeBody(max), { connection: 'close' });
 }
 
-/** The answer to a body over the limit, read before any handler runs: a google.rpc.Status as REST errors are. */
+/**
+ * The answer to a body over the limit, read before any handler runs: a google.rpc.Status as REST
+ * errors are, in their media type (`STATUS_ERROR_HEADERS`).
+ */
 export function tooLargeBody(max: number): { error: { code: number; status: string; message: string } } {
   const row = ERROR_TABLE.INPUT_TOO_LARGE;
   return { error: { code: row.http, status: row.status, message: `the request body is over ${max} bytes` } };
 }
 
-function writeJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+/** The headers of an adapter's own error answers (413, 500): a google.rpc.Status body. */
+export const STATUS_ERROR_HEADERS: Readonly<Record<string, string>> = { 'content-type': A2A_JSON };
+
+function writeStatusError(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.writeHead(status, { ...STATUS_ERROR_HEADERS, 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
 

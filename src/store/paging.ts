@@ -10,7 +10,8 @@ export interface TaskQuery {
   /** Only the tasks of this owner (see `TaskStore.save`); every task when left out. */
   owner?: string;
   contextId?: string;
-  state?: TaskState;
+  /** Only tasks in this state, or in any of these. */
+  state?: TaskState | readonly TaskState[];
   /** Only tasks whose status changed at or after this ISO time. */
   updatedAfter?: string;
   /** 1–100; defaults to 50. */
@@ -28,6 +29,12 @@ export interface TaskPage {
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
+
+/** The states a query filters on, each once; undefined when it does not filter on state. */
+export function statesOf(query: TaskQuery): readonly TaskState[] | undefined {
+  if (query.state === undefined) return undefined;
+  return typeof query.state === 'string' ? [query.state] : [...new Set(query.state)];
+}
 
 /** What paging reads of a listed task. */
 interface Listed {

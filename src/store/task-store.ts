@@ -10,7 +10,7 @@ import { cloneTask, type Task, type TaskChange, type TaskMessage } from '../mode
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
 import { oldestFirst, smallest, type RetentionStore } from './retention-store.js';
 import { TaskLog, type IdempotentAnswer, type SaveExtras } from './task-log.js';
-import { newestFirst, page, type TaskPage, type TaskQuery } from './paging.js';
+import { newestFirst, page, statesOf, type TaskPage, type TaskQuery } from './paging.js';
 
 /**
  * Every implementation returns copies: changing a returned task never changes the store.
@@ -55,7 +55,7 @@ export interface TaskStoreOptions {
   now?: () => Date;
 }
 
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decodeCursor, encodeCursor, newestFirst, page, pageSizeOf, type TaskPage, type TaskQuery } from './paging.js';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decodeCursor, encodeCursor, newestFirst, page, pageSizeOf, statesOf, type TaskPage, type TaskQuery } from './paging.js';
 
 /** What lists filter and sort tasks on. */
 interface Listed {
@@ -122,7 +122,8 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
   }
 
   async list(query: TaskQuery = {}): Promise<TaskPage> {
-    const matching = [...this.tasks.values()].filter((t) => matches(t, query)).sort(newestFirst);
+    const states = statesOf(query);
+    const matching = [...this.tasks.values()].filter((t) => matches(t, query, states)).sort(newestFirst);
     return page(matching, query, taskOf);
   }
 
@@ -249,10 +250,10 @@ export function statusChange(task: Task, seq: number): TaskChange {
   return { kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status, seq };
 }
 
-function matches(task: Listed, query: TaskQuery): boolean {
+function matches(task: Listed, query: TaskQuery, states: readonly TaskState[] | undefined): boolean {
   if (query.owner !== undefined && task.owner !== query.owner) return false;
   if (query.contextId && task.contextId !== query.contextId) return false;
-  if (query.state && task.status.state !== query.state) return false;
+  if (states !== undefined && !states.includes(task.status.state)) return false;
   if (query.updatedAfter && task.status.timestamp < query.updatedAfter) return false;
   return true;
 }

@@ -51,6 +51,24 @@ export function taskStoreContract(name: string, open: () => Promise<TaskStore> |
       expect((await s.list({ updatedAfter: '2026-11-21T09:00:00.000Z' })).tasks.map((t) => t.id)).toEqual(['c', 'b']);
     });
 
+    it('filters by any of several states, newest first across them, page after page', async () => {
+      const s = await stores.open();
+      const states = ['submitted', 'accepted', 'working', 'submitted', 'accepted', 'completed', 'accepted'] as const;
+      for (const [i, state] of states.entries()) await s.save(makeTask({ id: `t${i}`, contextId: i < 4 ? 'x' : 'y', state, at: `2026-11-21T08:0${i}:00.000Z` }));
+      const seen: string[] = [];
+      let pageToken = '';
+      do {
+        const page = await s.list({ state: ['submitted', 'accepted'], pageSize: 2, pageToken });
+        expect(page.totalSize).toBe(5);
+        seen.push(...page.tasks.map((t) => t.id));
+        pageToken = page.nextPageToken;
+      } while (pageToken !== '');
+      expect(seen).toEqual(['t6', 't4', 't3', 't1', 't0']);
+      expect((await s.list({ state: ['accepted', 'submitted', 'accepted'], contextId: 'x' })).tasks.map((t) => t.id)).toEqual(['t3', 't1', 't0']);
+      expect((await s.list({ state: ['working'] })).tasks.map((t) => t.id)).toEqual(['t2']);
+      expect(await s.list({ state: [] })).toEqual({ tasks: [], nextPageToken: '', totalSize: 0 });
+    });
+
     it('pages through every task exactly once, whatever the page size', async () => {
       await fc.assert(
         fc.asyncProperty(

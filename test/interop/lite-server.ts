@@ -1,4 +1,5 @@
-// Our server for interop tests: a small agent that echoes, asks, or waits to be cancelled.
+// Our server for interop tests: a small agent that echoes, asks, or waits to be cancelled (some
+// tasks while `working`, others while only `accepted`).
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
@@ -15,6 +16,12 @@ export async function startLiteServer(): Promise<LiteServer> {
     card: jiajiaCard(),
     onMessage: (message) => (message.text.startsWith('answer directly') ? `direct answer to: ${message.text}` : undefined),
     async onTask(task, ctx) {
+      if (task.text.startsWith('accept')) {
+        // Taken, not begun: the lite state that 1.0 shows as TASK_STATE_SUBMITTED.
+        await ctx.status('accepted', { message: 'accepted' });
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        return undefined;
+      }
       await ctx.status('working', { message: `working on: ${task.text}` });
       if (task.text.startsWith('ask')) {
         const answer = await ctx.ask('which time range?');

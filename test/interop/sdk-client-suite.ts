@@ -118,6 +118,22 @@ export function sdkClientSuite(session: SdkSession, options: SdkClientSuiteOptio
       expect(completed.nextPageToken).toBe('');
     });
 
+    it('lists a task the agent has only accepted under TASK_STATE_SUBMITTED, the state it shows (§3.1.4)', async () => {
+      const { client } = session;
+      const task = await start(client, 'accept, then wait');
+      let got = task;
+      while (got.status?.message?.parts[0]?.content?.$case !== 'text') {
+        await pause(10);
+        got = await client.getTask({ tenant: '', id: task.id, historyLength: 0 });
+      }
+      expect(stateOf(got)).toBe('TASK_STATE_SUBMITTED');
+      const submitted = await client.listTasks(listRequest({ contextId: task.contextId, status: TaskState.TASK_STATE_SUBMITTED }));
+      expect(submitted.tasks.map((t) => [t.id, stateOf(t)])).toEqual([[task.id, 'TASK_STATE_SUBMITTED']]);
+      expect(submitted.totalSize).toBe(1);
+      expect((await client.listTasks(listRequest({ contextId: task.contextId, status: TaskState.TASK_STATE_WORKING }))).tasks).toEqual([]);
+      await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    });
+
     it('pages through the task list with the tokens it hands out', async () => {
       const first = await session.client.listTasks(listRequest({ pageSize: 2 }));
       expect(first.tasks).toHaveLength(2);

@@ -6,7 +6,7 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LiteError } from '../../errors.js';
-import { json, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
+import { statusError, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 
 /** A secret and the principal it belongs to. */
 export interface Credential {
@@ -80,12 +80,12 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);
     if (recent.length >= limit) {
       failures.set(who, recent);
-      return json(429, { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'too many failed authentication attempts; wait a minute' } }, { 'retry-after': '60' });
+      return statusError(429, 'RESOURCE_EXHAUSTED', 'too many failed authentication attempts; wait a minute', { 'retry-after': '60' });
     }
     recent.push(now());
     failures.set(who, recent);
     if (failures.size > 10_000) forgetOldest(failures);
-    return json(401, { error: { code: 401, status: 'UNAUTHENTICATED', message: 'missing or invalid credentials' } }, { 'www-authenticate': challenge });
+    return statusError(401, 'UNAUTHENTICATED', 'missing or invalid credentials', { 'www-authenticate': challenge });
   };
 }
 

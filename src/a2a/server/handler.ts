@@ -10,14 +10,15 @@ import { JSONRPC_PATH, toAgentCardV1, toHybridAgentCard, type CardExtension } fr
 import { retentionExtension } from '../wire/retention-extension.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
 import { errorInfoOf } from '../wire/error-info.js';
-import { json, SSE_HEADERS, sseEvent, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
+import { systemErrorReporter, type ErrorReporter } from './error-report.js';
+import { askedVersion, json, SSE_HEADERS, sseEvent, statusError, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { Method, MethodContext, MethodResult, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
 import { restV1 } from './rest-v1.js';
-import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, reliabilityExtensions, requestedExtensions } from '../wire/extensions.js';
+import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, reliabilityExtensions, requestedExtensions, requireExtensions } from '../wire/extensions.js';
 import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
 
 export interface A2AHandlerOptions {
@@ -35,9 +36,18 @@ export interface A2AHandlerOptions {
   auth?: AuthOptions;
   /**
    * Extensions this server supports besides the lite card's, declared in its card. An agent with
-   * retention rules declares them itself (retention-extension.ts), before these.
+   * retention rules declares them itself (retention-extension.ts), before these. One marked
+   * `required` must be activated by every request but the card's (`A2A-Extensions`, or
+   * `X-A2A-Extensions` in 0.3), or the request is refused with EXTENSION_SUPPORT_REQUIRED
+   * (-32008, 400 FAILED_PRECONDITION) before its method runs.
    */
   extensions?: readonly CardExtension[];
+  /**
+   * Told of each failure that is the server's own (an unexpected exception, an error answered
+   * with 5xx), which the client sees only as -32603 or 500; by default a line on stderr. Never
+   * given the request, its body or a credential.
+   */
+  onError?: ErrorReporter;
 }
 
 type Id = string | number | null;
@@ -77,6 +87,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
     : undefined;
   const extensions = [...(options.agent.retention === undefined ? [] : [retentionExtension(options.agent.retention.rules)]), ...(options.extensions ?? [])];
+  const required = extensions.filter((extension) => extension.required === true).map((extension) => extension.uri);
+  const report = systemErrorReporter(options.onError);
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const handle = withAuth(async (request, principal) => {
@@ -91,21 +103,31 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       };
       // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
       // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.
-      const v1 = V1_HEADER.test(request.headers['a2a-version'] ?? '');
+      const v1 = V1_HEADER.test(askedVersion(request));
       const agentCard = v1 ? toAgentCardV1(card, cardOptions) : toHybridAgentCard(card, cardOptions);
       return cardResponse(request, agentCard, since);
     }
     const context = contextOf(request, principal, options.push);
+    if (required.length > 0) context.requiredExtensions = required;
     if (RPC_PATHS.has(request.path)) {
       if (request.method !== 'POST') return methodNotAllowed('POST');
-      return activated(await jsonRpc(options.agent, request, context), context);
+      return activated(await jsonRpc(options.agent, request, context, report), context);
     }
-    const rest = restV1(options.agent, request, context);
+    const rest = restV1(options.agent, request, context, report);
     if (rest !== undefined) return activated(await rest, context);
-    return json(404, { error: { code: 404, status: 'NOT_FOUND', message: `no A2A endpoint at ${request.path}` } });
+    return statusError(404, 'NOT_FOUND', `no A2A endpoint at ${request.path}`);
   }, auth);
-  // `…/jsonrpc/` is `…/jsonrpc`: some clients join a base URL and a path that way. One slash only.
-  return (request) => handle(request.path.length > 1 && request.path.endsWith('/') && !request.path.endsWith('//') ? { ...request, path: request.path.slice(0, -1) } : request);
+  return async (request) => {
+    // `…/jsonrpc/` is `…/jsonrpc`: some clients join a base URL and a path that way. One slash only.
+    const path = request.path.length > 1 && request.path.endsWith('/') && !request.path.endsWith('//') ? request.path.slice(0, -1) : request.path;
+    try {
+      return await handle(path === request.path ? request : { ...request, path });
+    } catch (error) {
+      // The bindings answer their methods' failures themselves; this is a bug outside them.
+      report(error, `${request.method} ${path}`);
+      return statusError(500, 'INTERNAL', 'internal error');
+    }
+  };
 }
 
 /** What the methods learn from the request besides their params. */
@@ -129,8 +151,9 @@ function activated(response: HttpResponse, context: MethodContext): HttpResponse
   return { ...response, headers: { ...response.headers, 'a2a-extensions': served.join(', ') } };
 }
 
-async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContext): Promise<HttpResponse> {
-  const header = (request.headers['a2a-version'] ?? '').trim();
+async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContext, report: ErrorReporter): Promise<HttpResponse> {
+  // From the header, else the query (§3.6.1): it picks the dialect and may be refused (-32009).
+  const header = askedVersion(request);
   // Until the method is known, errors take the header's dialect (none at all means 0.3).
   const early: Version = header === '' || V03_HEADER.test(header) ? '0.3' : '1.0';
   const type = request.headers['content-type'];
@@ -163,12 +186,18 @@ async function jsonRpc(agent: Agent, request: HttpRequest, context: MethodContex
 
   let outcome: MethodResult;
   try {
-    outcome = await methodFor(method, header, version)(agent, (params ?? {}) as Record<string, unknown>, context);
+    const run = methodFor(method, header, version);
+    requireExtensions(context.requiredExtensions ?? [], context.extensions);
+    outcome = await run(agent, (params ?? {}) as Record<string, unknown>, context);
   } catch (error) {
+    // Only a method found in a table can fail on the server's side, so `method` is one of their
+    // names whenever this reports (an unknown name is the client's error: not reported).
+    report(error, `JSON-RPC ${method}`);
     return rpcResponse(id, failure(version, error));
   }
   if ('result' in outcome) return json(200, { jsonrpc: '2.0', id, result: outcome.result });
-  return { status: 200, headers: { ...SSE_HEADERS }, events: sse(id, version, outcome.events, request.signal) };
+  const onError = (error: unknown) => report(error, `the stream of JSON-RPC ${method}`);
+  return { status: 200, headers: { ...SSE_HEADERS }, events: sse(id, version, outcome.events, request.signal, onError) };
 }
 
 /**
@@ -196,9 +225,12 @@ function lookup(table: Readonly<Record<string, Method>>, method: string): Method
 }
 
 /** Each event a JSON-RPC response; a failure mid-stream is one last `error` event. */
-function sse(id: Id, version: Version, events: AsyncIterable<StreamItem>, signal: AbortSignal | undefined): AsyncIterable<string> {
+function sse(id: Id, version: Version, events: AsyncIterable<StreamItem>, signal: AbortSignal | undefined, report: (error: unknown) => void): AsyncIterable<string> {
   return mapEvents(events, (item) => sseEvent({ jsonrpc: '2.0', id, result: item.json }, item.seq), {
-    onError: (error) => `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) })}`,
+    onError: (error) => {
+      report(error);
+      return `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) })}`;
+    },
     signal,
   });
 }
@@ -221,5 +253,5 @@ function rpcResponse(id: Id, error: Record<string, unknown>): HttpResponse {
 }
 
 function methodNotAllowed(allowed: string): HttpResponse {
-  return json(405, { error: { code: 405, status: 'UNIMPLEMENTED', message: `use ${allowed}` } }, { allow: allowed });
+  return statusError(405, 'UNIMPLEMENTED', `use ${allowed}`, { allow: allowed });
 }

@@ -1,5 +1,11 @@
 // The framework-free HTTP shapes the A2A handler works on. Adapters (node:http, fetch) turn
 // real requests into these and these into real responses.
+//
+// Media types: a JSON-RPC response is `application/json` (§9.1); a google.rpc.Status error body,
+// from the REST routes or from the HTTP layer (no route, wrong method, no credentials, too many
+// tries, too large), is `application/a2a+json` (§11.1, §11.6); the agent card is `application/json`.
+
+import { A2A_JSON } from '../wire/v1.js';
 
 export interface HttpRequest {
   method: string;
@@ -23,6 +29,23 @@ export type A2AHandler = (request: HttpRequest) => Promise<HttpResponse>;
 
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
+}
+
+/** An answer of the HTTP layer, outside any binding's method: a google.rpc.Status body. */
+export function statusError(code: number, status: string, message: string, headers: Record<string, string> = {}): HttpResponse {
+  return json(code, { error: { code, status, message } }, { 'content-type': A2A_JSON, ...headers });
+}
+
+/**
+ * The `A2A-Version` a request asks for (§3.6.1): the header, else the query parameter of that
+ * name (in any case, as service parameter names are); '' when neither says. The query is read
+ * only when the header is missing or empty.
+ */
+export function askedVersion(request: HttpRequest): string {
+  const header = request.headers['a2a-version']?.trim();
+  if (header) return header;
+  for (const [name, value] of request.query) if (name.toLowerCase() === 'a2a-version' && value.trim() !== '') return value.trim();
+  return '';
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {

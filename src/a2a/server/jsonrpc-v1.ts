@@ -8,7 +8,7 @@ import { pageSizeOf } from '../../store/task-store.js';
 import { keyed, only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
 import { resumeCursor } from '../wire/extensions.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
-import { eventToV1, messageFromV1, messageToV1, stateFromV1, taskToV1 } from '../wire/v1.js';
+import { eventToV1, messageFromV1, messageToV1, statesFromV1, taskToV1 } from '../wire/v1.js';
 import { asObject, field, invalid, optionalInteger, optionalString, shown, type Json } from '../wire/fields.js';
 
 export const METHODS_V1: Readonly<Record<string, Method>> = {
@@ -35,11 +35,14 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     return { result: taskToV1(await agent.getTask(id, { owner: context?.principal }), historyLength) };
   },
 
-  /** The caller's tasks only, when it is a principal: `totalSize` counts no one else's. */
+  /**
+   * The caller's tasks only, when it is a principal: `totalSize` counts no one else's. A status
+   * filter matches every task shown in that state (SUBMITTED: `accepted` ones too).
+   */
   async ListTasks(agent, params, context) {
     const status = field(params, 'status');
-    const state = status === undefined || status === 'TASK_STATE_UNSPECIFIED' || status === 0 ? undefined : stateFromV1(status);
-    if (status !== undefined && status !== 'TASK_STATE_UNSPECIFIED' && status !== 0 && state === undefined) {
+    const states = status === undefined || status === 'TASK_STATE_UNSPECIFIED' || status === 0 ? undefined : statesFromV1(status);
+    if (status !== undefined && status !== 'TASK_STATE_UNSPECIFIED' && status !== 0 && states === undefined) {
       throw invalid(`params.status ${shown(status)} is not a task state`);
     }
     const pageSize = pageSizeOf(optionalInteger(params, 'params.pageSize', 'pageSize', 'page_size'));
@@ -48,7 +51,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     const query: Parameters<Agent['listTasks']>[0] = { pageSize, owner: context?.principal };
     const contextId = optionalString(params, 'params.contextId', 'contextId', 'context_id');
     if (contextId) query.contextId = contextId;
-    if (state) query.state = state;
+    if (states) query.state = states;
     const pageToken = optionalString(params, 'params.pageToken', 'pageToken', 'page_token');
     if (pageToken) query.pageToken = pageToken;
     const after = optionalString(params, 'params.statusTimestampAfter', 'statusTimestampAfter', 'status_timestamp_after');

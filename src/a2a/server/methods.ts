@@ -25,6 +25,8 @@ export interface MethodContext {
   principal?: string;
   /** The extensions the client activated (see a2a/wire/extensions.ts). */
   extensions?: ReadonlySet<string>;
+  /** The extensions the card marks required; each binding refuses a request that leaves one out. */
+  requiredExtensions?: readonly string[];
   /** The request's `Last-Event-ID` header: where a resubscription resumes. */
   lastEventId?: string;
   /** The request's `Idempotency-Key` header. */

@@ -14,10 +14,12 @@
 import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
 import { errorInfoOf, rpcStatusOf } from '../wire/error-info.js';
-import { json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
+import type { ErrorReporter } from './error-report.js';
+import { askedVersion, json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { MethodContext, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
+import { requireExtensions } from '../wire/extensions.js';
 import { invalid, type Json } from '../wire/fields.js';
 import { A2A_JSON } from '../wire/v1.js';
 
@@ -68,14 +70,15 @@ const V1_HEADER = /^1\.0(\.\d+)?$/;
 /**
  * Serves a REST request, or returns undefined when the path is not a REST route (the caller
  * answers 404). A known path asked with the wrong HTTP method gets 405. `context` is what the
- * JSON-RPC methods get too (the push config service, the principal asking).
+ * JSON-RPC methods get too (the push config service, the principal asking); `report` is told of
+ * every failure, and picks the system errors out of them.
  */
-export function restV1(agent: Agent, request: HttpRequest, context: MethodContext = {}): Promise<HttpResponse> | undefined {
+export function restV1(agent: Agent, request: HttpRequest, context: MethodContext = {}, report: ErrorReporter = () => {}): Promise<HttpResponse> | undefined {
   const target = targetOf(request.path);
-  return target === undefined ? undefined : serve(agent, request, target, context);
+  return target === undefined ? undefined : serve(agent, request, target, context, report);
 }
 
-async function serve(agent: Agent, request: HttpRequest, target: Target, context: MethodContext): Promise<HttpResponse> {
+async function serve(agent: Agent, request: HttpRequest, target: Target, context: MethodContext, report: ErrorReporter): Promise<HttpResponse> {
   if (target.kind === 'v0.3') {
     const hint = 'use the 1.0 paths (no /v1) or 0.3 over JSON-RPC';
     return restError(new LiteError('VERSION_NOT_SUPPORTED', `A2A 0.3 over HTTP+JSON (/v1/…) is not served here; ${hint}`));
@@ -83,16 +86,20 @@ async function serve(agent: Agent, request: HttpRequest, target: Target, context
   const operations = operationsAt(target);
   const operation = Object.hasOwn(operations, request.method) ? operations[request.method] : undefined;
   if (operation === undefined) return methodNotAllowed(Object.keys(operations));
+  let what = `HTTP+JSON ${request.method} ${target.kind}`;
   try {
     checkVersion(request);
+    requireExtensions(context.requiredExtensions ?? [], context.extensions);
     const call = operation.call(request.query, operation.readsBody ? readBody(request) : {});
+    what = `HTTP+JSON ${call.method}`;
     const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
     if (method === undefined) throw new LiteError('INTERNAL', `no 1.0 method "${call.method}"`);
     const outcome = await method(agent, call.params, context);
-    if ('events' in outcome) return { status: 200, headers: { ...SSE_HEADERS }, events: sse(outcome.events, request.signal) };
+    if ('events' in outcome) return { status: 200, headers: { ...SSE_HEADERS }, events: sse(outcome.events, request.signal, (error) => report(error, `the stream of ${what}`)) };
     if (outcome.result === null || outcome.result === undefined) return { status: 204, headers: {}, body: '' };
     return json(call.status ?? 200, outcome.result, { 'content-type': A2A_JSON });
   } catch (error) {
+    report(error, what);
     return restError(error);
   }
 }
@@ -185,7 +192,7 @@ function decode(segment: string): string | undefined {
  * hand-written clients often do not.
  */
 function checkVersion(request: HttpRequest): void {
-  const asked = (request.headers['a2a-version'] || request.query.get('A2A-Version') || '').trim();
+  const asked = askedVersion(request);
   if (asked !== '' && !V1_HEADER.test(asked)) {
     throw new LiteError('VERSION_NOT_SUPPORTED', `A2A-Version ${JSON.stringify(asked)} is not served over HTTP+JSON; this agent speaks 1.0 here`);
   }
@@ -241,8 +248,12 @@ function readQuery(query: URLSearchParams, fields: Readonly<Record<string, Query
 }
 
 /** Each event a bare StreamResponse; a failure mid-stream is an `error` event, as the SDK sends. */
-function sse(events: AsyncIterable<StreamItem>, signal: AbortSignal | undefined): AsyncIterable<string> {
-  return mapEvents(events, (item) => sseEvent(item.json, item.seq), { onError: (error) => `event: error\n${sseEvent(statusBody(error))}`, signal });
+function sse(events: AsyncIterable<StreamItem>, signal: AbortSignal | undefined, report: (error: unknown) => void): AsyncIterable<string> {
+  const onError = (error: unknown): string => {
+    report(error);
+    return `event: error\n${sseEvent(statusBody(error))}`;
+  };
+  return mapEvents(events, (item) => sseEvent(item.json, item.seq), { onError, signal });
 }
 
 /** A failure as a google.rpc.Status body, with the HTTP status the error table gives its code. */

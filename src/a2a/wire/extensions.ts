@@ -1,6 +1,7 @@
 // The A2A extensions a2a-lite serves beyond 1.0, declared in the card (capabilities.extensions)
 // and activated by a client that names them in the `A2A-Extensions` header (`X-A2A-Extensions`
-// in 0.3); the server names the ones it activated in the same header of its answer.
+// in 0.3); the server names the ones it activated in the same header of its answer. An extension
+// the card marks required must be activated by every request but the card's.
 //
 // - resume: every status and artifact event of a task is numbered (its SSE `id:`); a client cut
 //   off resubscribes with `Last-Event-ID` (or `lastEventId`) and gets what it missed. With the
@@ -36,6 +37,21 @@ export function reliabilityExtensions(directAnswerTtlSeconds: number): CardExten
 /** The extensions of a request's header value (a comma-separated list of URIs). */
 export function requestedExtensions(header: string | undefined): Set<string> {
   return new Set((header ?? '').split(',').map((uri) => uri.trim()).filter((uri) => uri !== ''));
+}
+
+/**
+ * Refuses a request that leaves out an extension the card marks required (A2A §3.3.4, §4.6.3):
+ * EXTENSION_SUPPORT_REQUIRED, naming each one missing. Another version of the extension (a
+ * different URI) does not stand in for it.
+ *
+ * @example
+ * requireExtensions(['https://example.com/signed/v1'], new Set()); // throws EXTENSION_SUPPORT_REQUIRED
+ */
+export function requireExtensions(required: readonly string[], activated: ReadonlySet<string> | undefined): void {
+  const missing = required.filter((uri) => activated?.has(uri) !== true);
+  if (missing.length === 0) return;
+  const them = missing.length === 1 ? 'the extension' : 'the extensions';
+  throw new LiteError('EXTENSION_SUPPORT_REQUIRED', `this agent requires ${them} ${missing.join(', ')}; name ${missing.length === 1 ? 'it' : 'them'} in the A2A-Extensions header (X-A2A-Extensions in 0.3)`);
 }
 
 /**

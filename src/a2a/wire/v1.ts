@@ -45,6 +45,20 @@ export function stateFromV1(value: unknown): TaskState | undefined {
   return typeof value === 'string' && Object.hasOwn(STATE_FROM_V1, value) ? STATE_FROM_V1[value] : undefined;
 }
 
+/**
+ * Every state shown on the wire as the 1.0 state `value` names, for filters: a client asking for
+ * TASK_STATE_SUBMITTED means each task it would see as submitted, `accepted` ones too. Undefined
+ * as for `stateFromV1`.
+ *
+ * @example
+ * statesFromV1('TASK_STATE_SUBMITTED') // ['submitted', 'accepted']
+ */
+export function statesFromV1(value: unknown): TaskState[] | undefined {
+  const state = stateFromV1(value);
+  if (state === undefined) return undefined;
+  return (Object.keys(STATE_TO_V1) as TaskState[]).filter((each) => STATE_TO_V1[each] === STATE_TO_V1[state]);
+}
+
 /** A task as 1.0 JSON; `historyLength` keeps only the newest messages (0: none). */
 export function taskToV1(task: Task, historyLength?: number, includeArtifacts = true): Json {
   const out: Json = { id: task.id, contextId: task.contextId, status: statusToV1(task.status) };

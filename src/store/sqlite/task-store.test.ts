@@ -10,6 +10,7 @@ import { tempHome } from '../../../test/fixtures/home.js';
 import type { Task } from '../../model/task.js';
 import { loadDriver } from './driver.js';
 import { MIGRATIONS } from './schema.js';
+import { listingSql } from './listing.js';
 import { openSqliteTaskStore } from './task-store.js';
 import { MemoryTaskStore, type TaskQuery } from '../task-store.js';
 
@@ -143,8 +144,9 @@ describe('SqliteTaskStore on disk', () => {
     const state = fc.constantFrom('working' as const, 'completed' as const, 'input-required' as const);
     const owner = fc.constantFrom(undefined, 'A', 'B', '\ud800', '\ud801');
     const spec = fc.record({ id: text, contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, at: text, owner });
+    const states = fc.oneof(state, fc.array(state, { maxLength: 4 }));
     const query = fc.record(
-      { owner, contextId: fc.constantFrom('x', 'y', 'x\u0000'), state, updatedAfter: text, pageSize: fc.integer({ min: 1, max: 5 }) },
+      { owner, contextId: fc.constantFrom('x', 'y', 'x\u0000'), state: states, updatedAfter: text, pageSize: fc.integer({ min: 1, max: 5 }) },
       { requiredKeys: [] },
     );
     await fc.assert(
@@ -243,6 +245,25 @@ describe('SqliteTaskStore owners', () => {
         .prepare('EXPLAIN QUERY PLAN SELECT json FROM tasks WHERE owner = ? ORDER BY status_timestamp DESC, id ASC LIMIT 10')
         .all(Buffer.from('x')) as { detail: string }[];
       expect(plan.map((row) => row.detail).join('\n')).toContain('tasks_by_owner');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('lists several states by merging walks of tasks_by_state, without sorting', async () => {
+    const path = join(tempHome('sqlite'), 'tasks.db');
+    await stores.close(await stores.open(path));
+    const db = await openFile(path);
+    try {
+      const x = Buffer.from('x');
+      const params = { state0: 'submitted', state1: 'accepted', limit: 51, afterTimestamp: x, afterId: x, contextId: x };
+      for (const query of [{}, { pageToken: 'next' }, { contextId: 'c', pageToken: 'next' }]) {
+        const { rows } = listingSql(query, 2);
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${rows}`).all(params) as { detail: string }[]).map((row) => row.detail).join('\n');
+        expect(plan, JSON.stringify(query)).toMatch(/^MERGE \(UNION ALL\)/);
+        expect(plan.match(/INDEX tasks_by_state \(state=\?/g), JSON.stringify(query)).toHaveLength(2);
+        expect(plan, JSON.stringify(query)).not.toMatch(/TEMP B-TREE|SCAN/);
+      }
     } finally {
       db.close();
     }
