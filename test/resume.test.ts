@@ -125,10 +125,13 @@ describe('resuming from the store', () => {
       .filter((chunk) => chunk !== '')
       .map((chunk) => ({ id: /^id: (\d+)$/m.exec(chunk)?.[1], data: JSON.parse(chunk.slice(chunk.indexOf('data: ') + 6)) as { result: Record<string, { metadata?: Record<string, unknown> }> } }));
 
+  /** A task a client streamed to its end: it has a cursor for each event. */
   async function finishedTask(): Promise<Task> {
-    const sent = await agent.send(message(JSON.stringify([{ kind: 'progress' }, { kind: 'chunk', text: 'a' }, { kind: 'chunk', text: 'b' }])));
-    expect(sent.status.state).toBe('completed');
-    return sent;
+    let task: Task | undefined;
+    for await (const event of await agent.stream(message(JSON.stringify([{ kind: 'progress' }, { kind: 'chunk', text: 'a' }, { kind: 'chunk', text: 'b' }])))) {
+      if (event.kind === 'task') task = event.task;
+    }
+    return task as Task;
   }
 
   it('replays the rest of an ended task after the last event seen, then ends', async () => {
@@ -170,6 +173,17 @@ describe('resuming from the store', () => {
     const garbage = await fetch(`${server.url}/tasks/${task.id}:subscribe`, { headers: { 'a2a-version': '1.0', 'last-event-id': 'abc' } });
     expect(garbage.status).toBe(400);
     expect(((await garbage.json()) as { error: { message: string } }).error.message).toContain('Last-Event-ID must be the id of an event');
+  });
+});
+
+describe('a task nobody followed', () => {
+  it('logs nothing, and a cursor for it gets the task whole, as a gap', async () => {
+    const sent = await agent.send(message(JSON.stringify([{ kind: 'chunk', text: 'a' }])));
+    expect(sent.status.state).toBe('completed');
+    expect(await agent.store.events(sent.id, 0)).toEqual({ events: [], last: 0 });
+    const replayed: TaskEvent[] = [];
+    for await (const event of await agent.subscribe(sent.id, {}, 0)) replayed.push(event);
+    expect(replayed).toMatchObject([{ kind: 'task', gap: true, task: { id: sent.id, status: { state: 'completed' } } }]);
   });
 });
 

@@ -277,14 +277,15 @@ export class Agent {
   }
 
   /**
-   * Adds an artifact, or with `append` more parts of one already sent; logs it (a copy, as it is
-   * now), tells everyone, and saves.
+   * Adds an artifact, or with `append` more parts of one already sent; tells everyone and logs it
+   * (a copy as it is now, when anyone will read it; its parts are never changed), and saves.
    */
   private addArtifact(live: LiveTask, artifact: Artifact, chunk: ArtifactChunk = {}): void {
     const known = chunk.append ? live.task.artifacts.find((a) => a.artifactId === artifact.artifactId) : undefined;
     if (known !== undefined) known.parts.push(...artifact.parts);
     else live.task.artifacts.push(artifact);
-    this.emit(live, { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true, artifact: structuredClone(artifact) });
+    const seen = live.logging || this.observers.size > 0 ? { ...artifact, parts: [...artifact.parts] } : artifact;
+    this.emit(live, { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true, artifact: seen });
     if (!isTerminal(live.task.status.state)) live.persist();
   }
 

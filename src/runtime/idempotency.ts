@@ -57,7 +57,7 @@ export class IdempotentSends {
   /** The task of the first send with `key` (in `owner`'s scope), making it with `create` if none. */
   once(key: SendKey | undefined, owner: string | undefined, create: (key?: SendKey) => Promise<LiveTask>): Promise<LiveTask> {
     if (key === undefined) return create();
-    const scoped = JSON.stringify([owner ?? null, key.key]);
+    const scoped = owner === undefined ? key.key : `${owner}\u0000${key.key}`;
     const earlier = this.pending.get(scoped);
     if (earlier !== undefined && (earlier.fingerprint === key.fingerprint || key.explicit)) {
       if (earlier.fingerprint !== key.fingerprint) return Promise.reject(conflict());

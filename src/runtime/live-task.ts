@@ -42,6 +42,12 @@ export class LiveTask {
   seq = 0;
   /** The key of the send that made the task, saved with its first save. */
   idempotency?: IdempotencyKey;
+  /**
+   * Events go to the task's log once someone has followed the task: a client's resume cursor
+   * comes from a stream, whose opening snapshot covers all before. A task only ever answered
+   * by blocking sends and reads costs the log nothing.
+   */
+  logging = false;
 
   private readonly saves: SaveContext;
   private readonly listeners = new Set<Listener>();
@@ -84,7 +90,7 @@ export class LiveTask {
   record(event: TaskEvent): void {
     if (event.kind === 'status' || event.kind === 'artifact') {
       event.seq = this.seq += 1;
-      this.unsaved.push(event);
+      if (this.logging) this.unsaved.push(event);
     }
     if (this.listeners.size > 0) this.held.push({ event, to: [...this.listeners] });
   }
@@ -162,6 +168,7 @@ export class LiveTask {
    * once if the task is in such a state already.
    */
   listen(endsAt: (state: TaskState) => boolean, first?: TaskEvent): EventQueue<TaskEvent> {
+    this.logging = true;
     const queue = new EventQueue<TaskEvent>(() => this.listeners.delete(listener));
     const listener = (event: TaskEvent): void => {
       queue.push(event);

@@ -1,7 +1,8 @@
 // Resuming a task's events after a cut: what a client missed since the last event it saw,
 // from the task's log in the store, then the live events that follow, each once and in order.
-// When the log no longer holds every missed event, the task as it stands takes their place,
-// marked as a gap, so that the client knows to take it whole.
+// When the log no longer holds every missed event (or has none: a task's events are logged from
+// the first time anyone follows it), the task as it stands takes their place, marked as a gap, so
+// that the client knows to take it whole.
 //
 //   listen (events from now) ─► wait for saves ─► log after N ─► contiguous? ─► replay, then live
 //                                                                  └─ no ──► snapshot (gap), then live
@@ -24,7 +25,8 @@ export async function eventsAfter(store: TaskStore, id: string, owner: string | 
     if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
     const { events, last } = await store.events(id, after);
     checkCursor(id, after, last);
-    return new Resumed(complete(events, after, last) ? events : [gap(task, last)]);
+    // No log at all: nobody followed the task while it ran, so nobody missed part of it.
+    return new Resumed(last > 0 && complete(events, after, last) ? events : [gap(task, last)]);
   }
   // Listen first: whatever happens from here on reaches the queue, and all before it is saved
   // (or failed to be) once `saving` settles, so the log and the queue leave nothing out.

@@ -102,5 +102,6 @@ export class TaskLog {
 
 /** A key within its owner's scope: one principal's keys never meet another's. */
 function scopedKey(key: string, owner: string | undefined): string {
-  return JSON.stringify([owner ?? null, key]);
+  // Owners are credential names; a server with auth has one on every request, one without none.
+  return owner === undefined ? key : `${owner}\u0000${key}`;
 }

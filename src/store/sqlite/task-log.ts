@@ -4,6 +4,7 @@
 import type { TaskChange, TaskMessage } from '../../model/task.js';
 import { EVENT_LOG_LIMIT, EVENT_LOG_SLACK, type IdempotentAnswer, type SaveExtras } from '../task-log.js';
 import type { SqliteDatabase, SqliteStatement } from './driver.js';
+import { KeyFilter } from './key-filter.js';
 import { key, unkey } from './rows.js';
 
 /** What one commit adds to the log: per task, its new events and the key that made it. */
@@ -14,8 +15,11 @@ export interface LogRows {
 
 export class SqliteTaskLog {
   private readonly statements: Record<'addEvents' | 'trim' | 'events' | 'last' | 'addKey' | 'findKey', SqliteStatement>;
+  /** Which keys may be stored: a new key is known absent without a lookup. */
+  private readonly keys: KeyFilter;
 
   constructor(db: SqliteDatabase) {
+    this.keys = KeyFilter.of(db);
     this.statements = {
       addEvents: db.prepare('INSERT OR REPLACE INTO task_events (task_id, last_seq, first_seq, json) VALUES (?, ?, ?, ?)'),
       trim: db.prepare('DELETE FROM task_events WHERE task_id = ? AND last_seq <= ?'),
@@ -41,7 +45,11 @@ export class SqliteTaskLog {
       }
     }
     const idempotency = rows.idempotency;
-    if (idempotency !== undefined) this.statements.addKey.run(idempotency.owner, key(idempotency.key), idempotency.fingerprint, taskId, null, createdAt);
+    if (idempotency !== undefined) {
+      const bytes = key(idempotency.key);
+      this.statements.addKey.run(idempotency.owner, bytes, idempotency.fingerprint, taskId, null, createdAt);
+      this.keys.add(idempotency.owner, bytes);
+    }
   }
 
   events(taskId: string, after: number): { events: TaskChange[]; last: number } {
@@ -55,7 +63,10 @@ export class SqliteTaskLog {
   }
 
   find(given: string, owner: string | undefined): IdempotentAnswer | undefined {
-    const row = this.statements.findKey.get(ownerScope(owner), key(given)) as { fingerprint: string; taskId: Buffer | null; message: string | null; createdAt: string } | undefined;
+    const scope = ownerScope(owner);
+    const bytes = key(given);
+    if (!this.keys.mightHave(scope, bytes)) return undefined;
+    const row = this.statements.findKey.get(scope, bytes) as { fingerprint: string; taskId: Buffer | null; message: string | null; createdAt: string } | undefined;
     if (row === undefined) return undefined;
     const answer: IdempotentAnswer = { fingerprint: row.fingerprint, createdAt: row.createdAt };
     if (row.taskId !== null) answer.taskId = unkey(row.taskId);
@@ -64,7 +75,10 @@ export class SqliteTaskLog {
   }
 
   answer(given: string, owner: string | undefined, answer: Omit<IdempotentAnswer, 'taskId'>): void {
-    this.statements.addKey.run(ownerScope(owner), key(given), answer.fingerprint, null, answer.message === undefined ? null : JSON.stringify(answer.message), answer.createdAt);
+    const scope = ownerScope(owner);
+    const bytes = key(given);
+    this.keys.add(scope, bytes);
+    this.statements.addKey.run(scope, bytes, answer.fingerprint, null, answer.message === undefined ? null : JSON.stringify(answer.message), answer.createdAt);
   }
 }
 

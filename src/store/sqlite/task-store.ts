@@ -172,7 +172,8 @@ export class SqliteTaskStore implements TaskStore, PushStore, RetentionStore {
   }
 
   async findIdempotent(given: string, owner?: string): Promise<IdempotentAnswer | undefined> {
-    await this.settled();
+    // No wait for a commit in flight: a key not yet committed is still held by the agent that
+    // is saving it (runtime/idempotency.ts), which answers for it until the commit is done.
     return this.guard('read an idempotency key', () => this.log.find(given, owner));
   }
 
