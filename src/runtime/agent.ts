@@ -23,7 +23,7 @@ import { checkRequesterMessage, directAnswer } from './direct-answer.js';
 import { eventsAfter } from './resume.js';
 import { followUp, type FollowUpHost } from './follow-up.js';
 import { IdempotentSends, sendKey, type SendKey } from './idempotency.js';
-import { cancelStored } from './stored-cancel.js';
+import { cancelStored, taskNotFound } from './stored-end.js';
 import { agentMessage, endTask, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
 import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
 
@@ -61,9 +61,10 @@ export class Agent {
       setStatus: (live, state, message) => this.setStatus(live, state, message),
       addArtifact: (live, artifact, chunk) => this.addArtifact(live, artifact, chunk),
     };
-    this.sends = new IdempotentSends({ store: this.store, now: options.now ?? (() => new Date()), reopen: (id, owner) => this.reopen(id, owner) });
-    this.followUps = { store: this.store, live: (id, access) => this.liveTask(id, access), standing: (task, access) => new LiveTask(task, this.saves, access.owner, true), setStatus: (live, state) => this.setStatus(live, state) };
-    const host = { ...this.saves, now: options.now ?? (() => new Date()), actions: this.actions, live: (id: string) => this.live.get(id) };
+    const now = options.now ?? (() => new Date());
+    this.sends = new IdempotentSends({ store: this.store, now, reopen: (id, owner) => this.reopen(id, owner) });
+    this.followUps = { store: this.store, live: (id, access) => this.liveTask(id, access), standing: (task, access) => this.standing(task, access.owner), setStatus: (live, state) => this.setStatus(live, state) };
+    const host = { ...this.saves, now, actions: this.actions, live: (id: string) => this.live.get(id) };
     this.retention = options.retention && new Retention(options.retention, { ...host, tell: (event, task) => this.observers.tell(event, task) });
   }
 
@@ -251,8 +252,13 @@ export class Agent {
 
   /** Task `id` as `owner` reaches it, for a retried send: running here, or as it was stored. */
   private async reopen(id: string, owner: string | undefined): Promise<LiveTask | undefined> {
-    const stored = this.liveTask(id, { owner }) ?? (await this.store.get(id, owner));
-    return stored === undefined || stored instanceof LiveTask ? stored : new LiveTask(stored, this.saves, owner, true);
+    const found = this.liveTask(id, { owner }) ?? (await this.store.get(id, owner));
+    return found === undefined || found instanceof LiveTask ? found : this.standing(found, owner);
+  }
+
+  /** A task no handler runs here, to answer a retried send with as it stands (LiveTask). */
+  private standing(task: Task, owner: string | undefined): LiveTask {
+    return new LiveTask(task, this.saves, owner, true);
   }
 
   /** The running task `id`, if `access` reaches it. */
@@ -302,11 +308,6 @@ export class Agent {
     for (const live of this.live.values()) if (!isTerminal(live.task.status.state)) count += 1;
     return count;
   }
-}
-
-/** The one answer for a task that does not exist and for a task of someone else's. */
-function taskNotFound(id: string): LiteError {
-  return new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
 }
 
 /** Creates an agent that runs `onTask` for every new task. */

@@ -9,6 +9,7 @@ import type { TaskStore } from '../store/task-store.js';
 import { cloneTask, type Task, type TaskMessage } from '../model/task.js';
 import type { SendOptions } from './agent-options.js';
 import type { LiveTask } from './live-task.js';
+import { taskNotFound } from './stored-end.js';
 
 export interface FollowUpHost {
   store: TaskStore;
@@ -25,7 +26,7 @@ export async function followUp(host: FollowUpHost, message: TaskMessage, options
   const live = host.live(id, options);
   if (live === undefined) {
     const stored = await host.store.get(id, options.owner);
-    if (stored === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    if (stored === undefined) throw taskNotFound(id);
     if (options.messageIdKeys === true && taken(stored.history, message)) return host.standing(stored, options);
     throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${stored.status.state}; send a new message without taskId to start a new task`, { task: id });
   }

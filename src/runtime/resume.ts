@@ -13,6 +13,7 @@ import type { TaskStore } from '../store/task-store.js';
 import { cloneTask, type Task, type TaskChange, type TaskEvent } from '../model/task.js';
 import type { EventQueue } from './event-queue.js';
 import type { LiveTask } from './live-task.js';
+import { taskNotFound } from './stored-end.js';
 
 /**
  * The events of task `id` numbered above `after`, then its live events until it ends. `live` is
@@ -22,7 +23,7 @@ import type { LiveTask } from './live-task.js';
 export async function eventsAfter(store: TaskStore, id: string, owner: string | undefined, after: number, live: LiveTask | undefined): Promise<AsyncIterable<TaskEvent>> {
   if (live === undefined) {
     const task = await store.get(id, owner);
-    if (task === undefined) throw new LiteError('TASK_NOT_FOUND', `no task "${id}"`, { task: id });
+    if (task === undefined) throw taskNotFound(id);
     const { events, last } = await store.events(id, after);
     checkCursor(id, after, last);
     // No log at all: nobody followed the task while it ran, so nobody missed part of it.

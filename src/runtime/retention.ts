@@ -15,6 +15,7 @@ import { isInterrupted } from '../protocol/states.js';
 import { isRetentionStore, type RetentionStore } from '../store/retention-store.js';
 import { failInterrupted, type TaskStore } from '../store/task-store.js';
 import type { LiveTask } from './live-task.js';
+import { saveStoredEnd } from './stored-end.js';
 import { endTask, type TaskActions } from './task-context.js';
 
 /** What the agent lends its retention. */
@@ -194,8 +195,7 @@ export class Retention {
     if (live === undefined) {
       // Left waiting by an earlier process: nothing runs it, so the end is only recorded.
       const failed = failInterrupted(task, reason, this.host.now().toISOString());
-      await this.store.save(failed);
-      await this.host.tell({ kind: 'status', taskId: failed.id, contextId: failed.contextId, status: failed.status }, failed);
+      await this.host.tell(await saveStoredEnd(this.store, failed), failed);
       return true;
     }
     if (!isInterrupted(live.task.status.state) || live.task.status.timestamp !== task.status.timestamp) return false;

@@ -126,26 +126,18 @@ describe('serve --exec', () => {
     expect(reasonOf(task)).toBe('the program failed: no access to source X');
   });
 
-  it('asks for input and runs the next turn with the whole conversation', async () => {
-    const script = `input=$(cat); case "$input" in *"last week"*) echo "research over last week";; *) printf "[A2A:status task=$A2A_TASK_ID state=input-required]\\nwhich range?\\n";; esac`;
+  it.each([
+    { title: 'asks for input and runs the next turn with the whole conversation', state: 'input-required', question: 'which range?', ask: 'research', reply: 'last week', result: 'research over last week' },
+    { title: 'asks for credentials when the program says auth-required, and takes the reply as the answer', state: 'auth-required', question: 'Sign in to the mailbox first.', ask: 'read my mail', reply: 'token-ok', result: 'mail read' },
+  ])('$title', async ({ state, question, ask, reply, result }) => {
+    const script = `input=$(cat); case "$input" in *"${reply}"*) echo "${result}";; *) printf "[A2A:status task=$A2A_TASK_ID state=${state}]\\n${question}\\n";; esac`;
     const { agent } = agentFor(script);
-    const asked = await agent.send(message('research'));
-    expect(asked.status.state).toBe('input-required');
-    expect(reasonOf(asked)).toBe('which range?');
-    const done = await agent.send(message('last week', { taskId: asked.id }));
+    const asked = await agent.send(message(ask));
+    expect(asked.status.state).toBe(state);
+    expect(reasonOf(asked)).toBe(question);
+    const done = await agent.send(message(reply, { taskId: asked.id }));
     expect(done.status.state).toBe('completed');
-    expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'research over last week' });
-  });
-
-  it('asks for credentials when the program says auth-required, and takes the reply as the answer', async () => {
-    const script = `input=$(cat); case "$input" in *"token-ok"*) echo "mail read";; *) printf "[A2A:status task=$A2A_TASK_ID state=auth-required]\\nSign in to the mailbox first.\\n";; esac`;
-    const { agent } = agentFor(script);
-    const asked = await agent.send(message('read my mail'));
-    expect(asked.status.state).toBe('auth-required');
-    expect(reasonOf(asked)).toBe('Sign in to the mailbox first.');
-    const done = await agent.send(message('token-ok', { taskId: asked.id }));
-    expect(done.status.state).toBe('completed');
-    expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: 'mail read' });
+    expect(done.artifacts[0]?.parts[0]).toEqual({ kind: 'text', text: result });
   });
 
   it.each([

@@ -18,7 +18,7 @@ import type { Method, MethodContext, MethodResult, StreamItem } from './methods.
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
 import { restV1 } from './rest-v1.js';
-import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, reliabilityExtensions, requestedExtensions, requireExtensions } from '../wire/extensions.js';
+import { reliabilityExtensions, requestedExtensions, requireExtensions } from '../wire/extensions.js';
 import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
 
 export interface A2AHandlerOptions {
@@ -55,8 +55,9 @@ type Id = string | number | null;
 /** The two dialects spoken here; they differ in method names, bodies and error `data`. */
 type Version = '1.0' | '0.3';
 
-/** The extensions every request may activate. */
-const SERVED_EXTENSIONS = [RESUME_EXTENSION, IDEMPOTENCY_EXTENSION];
+/** The extensions every server has, as its card declares them; any request may activate them. */
+const RELIABILITY = reliabilityExtensions(IDEMPOTENCY_TTL_MS / 1000);
+const SERVED_EXTENSIONS = RELIABILITY.map((extension) => extension.uri);
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 const RPC_PATHS = new Set([JSONRPC_PATH, '/']);
@@ -99,7 +100,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         streaming: true,
         pushNotifications: options.push !== undefined,
         ...(security === undefined ? {} : { security }),
-        extensions: [...reliabilityExtensions(IDEMPOTENCY_TTL_MS / 1000), ...extensions],
+        extensions: [...RELIABILITY, ...extensions],
       };
       // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
       // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.
