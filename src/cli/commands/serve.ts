@@ -32,9 +32,12 @@ export const command: Command = {
   help: `Serves this agent over Google's A2A protocol (1.0 JSON-RPC with streaming). Every new task
 runs CMD in the task's own folder (<home>/work/<task id>/): the conversation arrives on stdin
 as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] lines for progress,
-[A2A:status … state=input-required] to ask a question, [A2A:result …] with [附件: file]
-lines for the result, or plain text with exit 0, and [A2A:status … state=completed] for the
-words of the final status (by default a short result's text). A non-zero exit fails the task.
+[A2A:status … state=input-required] to ask a question (state=auth-required to ask for
+credentials), [A2A:result …] with [附件: file] lines for the result, or plain text with exit 0,
+and [A2A:status … state=completed] for the words of the final status (by default a short
+result's text). A non-zero exit fails the task. Streams number their events: a client cut off
+resubscribes with Last-Event-ID and gets what it missed; a send retried with the same
+Idempotency-Key gets the first send's task (docs/reliability.md).
 
 options:
   --exec CMD              the program to run for each task (a shell command; paths in it are
