@@ -36,11 +36,14 @@ afterEach(async () => {
 const ALICE = `Bearer ${['alice', 'idem', 'Q9w8E7r6'].join('-')}`;
 const BOB = `Bearer ${['bob', 'idem', 'Z1x2C3v4'].join('-')}`;
 
-/** An agent on SQLite whose "wait …" tasks wait for `release()`, and which answers "direct …" at once. */
+/**
+ * An agent on SQLite whose "wait …" tasks wait until `release()` (for good: a task that starts
+ * waiting after it does not wait), and which answers "direct …" at once.
+ */
 async function serve(options: { auth?: boolean } = {}): Promise<Served> {
   const runs = { tasks: 0, answers: 0 };
   let release = (): void => {};
-  let gate = new Promise<void>((resolve) => (release = resolve));
+  const gate = new Promise<void>((resolve) => (release = resolve));
   const agent = createAgent({
     card: jiajiaCard(),
     store: await openSqliteTaskStore(join(tempHome('idempotency'), 'tasks.db')),
@@ -71,10 +74,7 @@ async function serve(options: { auth?: boolean } = {}): Promise<Served> {
     url,
     agent,
     runs,
-    release: () => {
-      release();
-      gate = new Promise<void>((resolve) => (release = resolve));
-    },
+    release: () => release(),
   };
 }
 
