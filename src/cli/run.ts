@@ -16,6 +16,7 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   discover: { summary: "fetch an A2A agent's card and cache it as a known agent", load: () => import('./commands/discover.js') },
   send: { summary: 'give a task to any A2A agent and follow it as A2A-Lite text', load: () => import('./commands/send.js') },
   serve: { summary: 'serve this agent over A2A (1.0 JSON-RPC and HTTP+JSON, 0.3, SSE)', load: () => import('./commands/serve.js') },
+  hub: { summary: 'run a hub: registry, relay for agents behind NAT, routing, A2A endpoint per agent', load: () => import('./commands/hub.js') },
   demo: { summary: 'play the protocol example: two agents collaborating over HTTP', load: () => import('./commands/demo.js') },
 };
 
