@@ -93,7 +93,7 @@ describe('agents behind the hub, called by the official SDK client', () => {
     const bytes = content?.$case === 'raw' ? Buffer.from(content.value).toString('utf8') : content?.$case === 'url' ? await (await fetch(content.value)).text() : '';
     expect(bytes).toBe('# Report\n\nAgents talk.\n');
     const message = userMessage('files-in');
-    message.parts.push({ content: { $case: 'raw', value: new TextEncoder().encode('hello') }, filename: 'a.txt', mediaType: 'text/plain', metadata: undefined });
+    message.parts.push({ content: { $case: 'raw', value: Buffer.from('hello') }, filename: 'a.txt', mediaType: 'text/plain', metadata: undefined });
     const received = asTask(await client.sendMessage(sendRequest(message)));
     expect(textOf(received)).toEqual({ $case: 'text', value: 'received: a.txt (5 bytes)' });
     const tasks = (await getJson(`${hubUrl}/hub/v1/tasks?agent=alpha`)).body.tasks as { taskId: string; state: string }[];
