@@ -47,7 +47,13 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     const response = await fetch(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}`, { headers: { accept: 'text/event-stream', ...auth }, signal: stop.signal });
     if (response.status === 401 || response.status === 403 || response.status === 409) {
       const text = await response.text().catch(() => '');
-      const message = /"message"\s*:\s*"([^"]*)"/.exec(text)?.[1] ?? `HTTP ${response.status}`;
+      let message = `HTTP ${response.status}`;
+      try {
+        const said = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+        if (typeof said === 'string') message = said;
+      } catch {
+        // Not the hub's JSON: the status says enough.
+      }
       throw new LiteError(response.status === 401 ? 'AUTH_REQUIRED' : 'FORBIDDEN', `the hub refused agent ${options.agentId}: ${message}`);
     }
     if (response.status !== 200 || response.body === null) throw new Error(`the hub answered HTTP ${response.status}`);
@@ -94,8 +100,9 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       } catch (error) {
         if (stop.signal.aborted) break;
         if (error instanceof LiteError) {
-          log(error.message);
-          options.onRefused?.(error);
+          // Trying again would be refused again: whoever started the agent must act.
+          if (options.onRefused === undefined) log(error.message);
+          else options.onRefused(error);
           break;
         }
         log(`cannot reach the hub ${hub} (${(error as Error).message}); retrying in ${Math.round(backoff)} ms`);

@@ -53,9 +53,12 @@ export async function start(args: readonly string[], env: Record<string, string>
   return { child, info, stderr: () => stderr, exited };
 }
 
-/** A hub on a free port (or `port`), with a memory registry unless told otherwise. */
-export async function startHub(extra: readonly string[] = ['--store', 'memory'], env: Record<string, string> = {}): Promise<Running & { url: string }> {
-  const hub = await start(['hub', '--host', '127.0.0.1', ...(extra.includes('--port') ? [] : ['--port', '0']), '--allow-private', ...extra], env);
+/**
+ * A hub on a free port (or `--port` in `extra`), with a memory registry unless told otherwise,
+ * allowed to call agents on 127.0.0.1 unless `allowPrivate` is false.
+ */
+export async function startHub(extra: readonly string[] = ['--store', 'memory'], env: Record<string, string> = {}, allowPrivate = true): Promise<Running & { url: string }> {
+  const hub = await start(['hub', '--host', '127.0.0.1', ...(extra.includes('--port') ? [] : ['--port', '0']), ...(allowPrivate ? ['--allow-private'] : []), ...extra], env);
   return { ...hub, url: hub.info.hub as string };
 }
 
