@@ -30,6 +30,11 @@ export interface AuthOptions {
   apiKeyHeader?: string;
   /** Failed attempts allowed per address per minute before 429 (default 30). */
   maxFailuresPerMinute?: number;
+  /**
+   * Told once each time an address reaches that limit (its address and the limit), so that an
+   * operator hears of someone guessing; by default one line on stderr. Never told a credential.
+   */
+  onLockout?: (address: string, limit: number) => void;
   now?: () => number;
 }
 
@@ -67,6 +72,16 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
   const limit = options.maxFailuresPerMinute ?? 30;
   const now = options.now ?? Date.now;
   const failures = new Map<string, number[]>();
+  /** Addresses answered 429 since their last 401: each lockout is told once. */
+  const lockedOut = new Set<string>();
+  const tellLockout = (who: string, limit: number): void => {
+    if (lockedOut.size > 10_000) lockedOut.clear();
+    try {
+      (options.onLockout ?? lockoutToStderr)(who, limit);
+    } catch {
+      // Telling is a courtesy: the answer is 429 either way.
+    }
+  };
   const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
 
   return async (request) => {
@@ -80,10 +95,15 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);
     if (recent.length >= limit) {
       failures.set(who, recent);
+      if (!lockedOut.has(who)) {
+        lockedOut.add(who);
+        tellLockout(who, limit);
+      }
       return statusError(429, 'RESOURCE_EXHAUSTED', 'too many failed authentication attempts; wait a minute', { 'retry-after': '60' });
     }
     recent.push(now());
     failures.set(who, recent);
+    lockedOut.delete(who);
     if (failures.size > 10_000) forgetOldest(failures);
     return statusError(401, 'UNAUTHENTICATED', 'missing or invalid credentials', { 'www-authenticate': challenge });
   };
@@ -130,6 +150,11 @@ function checkDistinct(all: readonly Accepted[]): void {
 /** Equal-length digests, so that timingSafeEqual can compare secrets of any length. */
 function digest(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+function lockoutToStderr(address: string, limit: number): void {
+  // The address is the peer's own, as the socket gave it: a log line cannot be forged through it.
+  process.stderr.write(`a2a-lite: ${limit} failed authentication attempts from ${address} within a minute; it gets 429 until they age out\n`);
 }
 
 function forgetOldest(failures: Map<string, number[]>): void {
