@@ -36,7 +36,8 @@ export type HubEvent =
   | { type: 'agent.registered'; agentId: string; kind: 'url' | 'connected'; name: string; version: string }
   | { type: 'agent.removed'; agentId: string }
   | { type: 'agent.health'; agentId: string; health: AgentHealth }
-  | { type: 'task'; task: TaskSeen; event: unknown };
+  /** `event` is the answer or stream event as relayed; `lite`, the same said as A2A-Lite text. */
+  | { type: 'task'; task: TaskSeen; event: unknown; lite?: string };
 
 const KEPT = 1000;
 

@@ -6,11 +6,13 @@
 //   /hub/v1/connect?agent=<id>      an agent behind NAT dials in (event stream of requests)
 //   /hub/v1/connect/<session>       it posts its answers back as frames
 //   /hub/v1/…, /ard/search          the registry API (hub-api.ts)
+//   /console/                       the live console, when the hub serves it (console.ts)
 
 import { withAuth, type AuthOptions } from '../a2a/server/auth.js';
 import { json, statusError, type A2AHandler, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
 import { ERROR_TABLE, isLiteError } from '../errors.js';
 import { parseJson } from '../json-text.js';
+import { consoleRoutes } from './console.js';
 import { parseUpFrames } from './frames.js';
 import { apiRoute, catalog } from './hub-api.js';
 import type { Hub } from './hub.js';
@@ -20,6 +22,11 @@ export interface HubHandlerOptions {
   auth?: AuthOptions;
   /** Told of failures that are the hub's own (never a request's body or credential). */
   onError?: (error: unknown, where: string) => void;
+  /**
+   * Serve the console's page at `/console/`. The page holds no data, so it is public; what it
+   * shows, it reads from the API with the token its user gives it.
+   */
+  console?: boolean;
 }
 
 /** The principal of every caller of a hub without tokens. */
@@ -31,8 +38,11 @@ const CARD_SUFFIXES = new Set(['/.well-known/agent-card.json', '/.well-known/age
 export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2AHandler {
   const report = options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
   const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS), options.auth ?? {});
+  const page = options.console === true ? consoleRoutes() : undefined;
   return async (request) => {
     try {
+      const file = page?.(request);
+      if (file !== undefined) return file;
       if (request.method === 'GET' || request.method === 'HEAD') {
         if (request.path === '/.well-known/ai-catalog.json') return await catalog(hub);
         const agent = AGENT_PATH.exec(request.path);

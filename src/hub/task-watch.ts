@@ -4,6 +4,7 @@
 
 import type { HttpResponse } from '../a2a/server/http.js';
 import type { HubEvents, TaskSeen } from './hub-events.js';
+import { liteTextOf } from './task-lite.js';
 
 /** The most tasks remembered for `GET /hub/v1/tasks`; the oldest are forgotten first. */
 const KEPT_TASKS = 500;
@@ -53,7 +54,10 @@ export class TaskWatch {
     } catch {
       return;
     }
-    for (const found of statusesIn(value)) {
+    const statuses = statusesIn(value);
+    // The lite words of one task's event; a list of tasks is shown by its states only.
+    const lite = statuses.length === 1 ? liteTextOf(value) : undefined;
+    for (const found of statuses) {
       const key = `${agentId}/${found.taskId}`;
       const task: TaskSeen = { ...this.tasks.get(key), agentId, ...found, updatedAt: new Date().toISOString() };
       // A bar left at its last step would say a finished task is still part-way.
@@ -61,7 +65,7 @@ export class TaskWatch {
       this.tasks.delete(key);
       this.tasks.set(key, task);
       if (this.tasks.size > KEPT_TASKS) this.tasks.delete(this.tasks.keys().next().value as string);
-      this.events.publish({ type: 'task', task, event: value });
+      this.events.publish({ type: 'task', task, event: value, ...(lite === undefined ? {} : { lite }) });
     }
   }
 }

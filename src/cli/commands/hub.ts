@@ -15,7 +15,7 @@ import { openStores } from '../stores.js';
 import { credentialsFrom } from '../token-flags.js';
 
 export const command: Command = {
-  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory] [--db FILE] [--token-env NAME …] [--allow-private] [--json]',
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory] [--db FILE] [--token-env NAME …] [--allow-private] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
 connection they opened). Every agent is then a standard A2A endpoint at <hub>/agents/<id>, its
@@ -39,6 +39,10 @@ options:
                           them (default 30; 0: never)
   --grace S               how long a request waits for its agent to reconnect (default 10)
   --max-hops N            refuse a message that has passed through N agents (default 8)
+  --console               serve a live console at <hub>/console/: agents up or down, their
+                          skills, load and latency, and the tasks passing through with their
+                          progress, A2A-Lite transcript and raw events. The page asks for a
+                          token when the hub has any (or open /console/#token=…)
 
 examples:
   a2a-lite hub --port 7400 --token-env HUB_TOKEN_ALICE --token-env HUB_TOKEN_BOB
@@ -59,7 +63,6 @@ examples:
       console: { type: 'boolean' },
     });
     atMost('hub', positionals, 0);
-    if (values.console) throw new LiteError('USAGE', 'hub: --console is not built yet; watch GET /hub/v1/events meanwhile (docs/hub.md)');
     const port = whole('--port', values.port ?? '7400', 65535);
     const storeKind = values.store ?? 'sqlite';
     if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'hub: --store is sqlite or memory');
@@ -87,15 +90,16 @@ examples:
     // Cards fetched when the hub starts: agents registered by URL are up again at once.
     void hub.registry.checkUrlAgents().catch(() => undefined);
     // Connect streams and relayed streams last as long as they last: no request timeout for them.
-    const server = await listen(createHubHandler(hub, { auth }), { port, host: values.host ?? '127.0.0.1', requestTimeout: 0, keepAliveTimeout: 65_000 });
+    const server = await listen(createHubHandler(hub, { auth, console: values.console ?? false }), { port, host: values.host ?? '127.0.0.1', requestTimeout: 0, keepAliveTimeout: 65_000 });
     if (baseUrl === '') baseUrl = server.url;
-    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate };
+    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));
     else {
       printLine(context, `hub on ${baseUrl}`);
       printLine(context, `  agents:   ${baseUrl}/agents/<id> (A2A 1.0 JSON-RPC and HTTP+JSON, 0.3)`);
       printLine(context, `  catalog:  ${info.catalog}`);
       printLine(context, `  API:      ${info.api} (agents, route, tasks, events)`);
+      if (info.console !== undefined) printLine(context, `  console:  ${info.console}${tokens === undefined ? '' : ' (open it with #token=… or type the token in)'}`);
       printLine(context, `  registry: ${where}`);
       printLine(context, `  auth:     ${info.auth}${hub.allowPrivate ? '; private addresses allowed' : ''}`);
     }
