@@ -40,17 +40,25 @@ export type HubEvent =
 
 const KEPT = 1000;
 
+/** An event as kept: written out as a line only when someone reads it. */
+interface Kept {
+  seq: number;
+  event: HubEvent;
+  at: number;
+  line?: string;
+}
+
 export class HubEvents {
   private seq = 0;
-  private readonly recent: { seq: number; line: string }[] = [];
-  private readonly watchers = new Set<Channel<string>>();
+  private readonly recent: Kept[] = [];
+  private readonly watchers = new Set<Channel>();
 
   publish(event: HubEvent): void {
-    const seq = ++this.seq;
-    const line = `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ ...event, at: new Date().toISOString() })}\n\n`;
-    this.recent.push({ seq, line });
+    const kept: Kept = { seq: ++this.seq, event, at: Date.now() };
+    this.recent.push(kept);
     if (this.recent.length > KEPT) this.recent.shift();
-    for (const watcher of this.watchers) watcher.push(line);
+    // Most relayed requests happen with nobody watching: their events are not written out.
+    if (this.watchers.size > 0) for (const watcher of this.watchers) watcher.push(lineOf(kept));
   }
 
   /**
@@ -59,11 +67,11 @@ export class HubEvents {
    * new event. Ends when the watcher goes away.
    */
   watch(snapshot: () => unknown, lastEventId?: string): AsyncIterable<string> {
-    const channel = new Channel<string>();
+    const channel = new Channel();
     const after = lastEventId === undefined || !/^\d+$/.test(lastEventId) ? undefined : Number(lastEventId);
     const oldest = this.recent[0]?.seq ?? this.seq + 1;
     if (after !== undefined && after <= this.seq && after + 1 >= oldest) {
-      for (const { seq, line } of this.recent) if (seq > after) channel.push(line);
+      for (const kept of this.recent) if (kept.seq > after) channel.push(lineOf(kept));
     } else {
       channel.push(`id: ${this.seq}\nevent: snapshot\ndata: ${JSON.stringify(snapshot())}\n\n`);
     }
@@ -76,4 +84,8 @@ export class HubEvents {
   close(): void {
     for (const watcher of this.watchers) watcher.end();
   }
+}
+
+function lineOf(kept: Kept): string {
+  return (kept.line ??= `id: ${kept.seq}\nevent: ${kept.event.type}\ndata: ${JSON.stringify({ ...kept.event, at: new Date(kept.at).toISOString() })}\n\n`);
 }

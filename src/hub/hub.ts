@@ -74,7 +74,7 @@ export class Hub {
    * or on to its URL. Message sends pass the loop guard first; answers are read for tasks.
    */
   async call(id: string, request: HttpRequest, path: string): Promise<HttpResponse> {
-    const agent = await this.options.store.get(id);
+    const agent = await this.registry.lookup(id);
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
     let body = request.body;
     const send = isSend(request.method, path, body);

@@ -30,7 +30,7 @@ interface Pending {
   /** Settles the client's response, once: whole, or a stream's head. */
   answer(response: HttpResponse): void;
   /** The stream's body, once a head came. */
-  stream?: Channel<string>;
+  stream?: Channel;
 }
 
 interface Session {
@@ -38,7 +38,7 @@ interface Session {
   agentId: string;
   /** Who opened it: only they may post its answers. */
   principal: string;
-  down: Channel<string>;
+  down: Channel;
   pending: Map<string, Pending>;
   pings: Map<number, number>;
   missed: number;
@@ -79,7 +79,7 @@ export class Relay {
    */
   open(agentId: string, baseUrl: string, principal: string): HttpResponse & { session: string } {
     this.byAgent.get(agentId)?.down.end();
-    const session: Session = { id: randomUUID(), agentId, principal, down: new Channel<string>(), pending: new Map(), pings: new Map(), missed: 0 };
+    const session: Session = { id: randomUUID(), agentId, principal, down: new Channel(), pending: new Map(), pings: new Map(), missed: 0 };
     this.sessions.set(session.id, session);
     this.byAgent.set(agentId, session);
     session.down.onClose(() => this.closed(session));
@@ -136,7 +136,7 @@ export class Relay {
         pending.answer({ status: frame.status, headers: frame.headers, body: frame.body });
       } else if (frame.type === 'head') {
         if (pending.stream !== undefined) continue;
-        const stream = (pending.stream = new Channel<string>());
+        const stream = (pending.stream = new Channel());
         // The client stopped reading: tell the agent, so its handler stops the stream too.
         stream.onClose(() => {
           if (session.pending.get(frame.rid) === pending) {
