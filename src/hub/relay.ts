@@ -108,7 +108,9 @@ export class Relay {
       const pending = session.pending.get(rid);
       if (pending === undefined) return;
       session.pending.delete(rid);
-      pending.stream?.end();
+      // Settled for nobody, so that nothing waits on an answer that will never be read.
+      if (pending.stream === undefined) pending.answer(statusError(408, 'CANCELLED', 'the client went away before the agent answered'));
+      else pending.stream.end();
       send(session, { type: 'abort', rid });
     };
     request.signal?.addEventListener('abort', onGone, { once: true });

@@ -97,6 +97,20 @@ describe('the hub and its agents across cuts', () => {
     expect(seen.at(-1)?.json.statusUpdate?.status?.state).toBe('TASK_STATE_COMPLETED');
   }, 60_000);
 
+  it('holds a request for an agent that is reconnecting, and answers it once the agent is back', async () => {
+    const hub = await startHub();
+    const relay = await cuttable(Number(new URL(hub.url).port));
+    relays.push(relay);
+    await startAgent(relay.url, 'worker');
+    await until(async () => ((await getJson(`${hub.url}/hub/v1/agents`)).body.agents as { connected: boolean }[])[0]?.connected || undefined, 10_000, 'the agent connected');
+    relay.cut();
+    await until(async () => ((await getJson(`${hub.url}/hub/v1/agents`)).body.agents as { connected: boolean }[])[0]?.connected === false || undefined, 10_000, 'the hub to see the cut');
+    // Sent while the agent is away: it waits (up to --grace, 10 s) for the agent to dial in again.
+    const sent = await fetch(`${hub.url}/agents/worker/message:send`, { method: 'POST', headers: V1, body: JSON.stringify({ message: { messageId: 'm-grace', role: 'ROLE_USER', parts: [{ text: 'echo while away' }] } }) });
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as { task: { artifacts: { parts: { text: string }[] }[] } }).task.artifacts[0]?.parts[0]?.text).toBe('echo: while away');
+  }, 60_000);
+
   it('loses no accepted task when the hub is killed with SIGKILL and started again on its registry', async () => {
     const port = await freePort();
     const db = join(tempHome('hub-db'), 'hub.db');
