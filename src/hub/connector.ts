@@ -129,6 +129,8 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
 /** Runs one relayed request through the agent's handler and queues its answer. */
 async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, outbox: Outbox): Promise<void> {
   const request: HttpRequest = { method: frame.method, path: frame.path, query: new URLSearchParams(frame.query), headers: frame.headers, body: frame.body, signal, remoteAddress: 'hub' };
+  // Tasks are the principal's the hub authenticated: another caller of the hub cannot see them.
+  if (typeof frame.principal === 'string' && frame.principal !== '') request.principal = `hub:${frame.principal}`;
   const response = await handler(request);
   if ('body' in response) {
     outbox.push({ type: 'response', rid: frame.rid, status: response.status, headers: response.headers, body: response.body });

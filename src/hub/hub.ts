@@ -71,9 +71,11 @@ export class Hub {
 
   /**
    * Sends `request` (its path already relative to the agent) to agent `id`: down its connection
-   * or on to its URL. Message sends pass the loop guard first; answers are read for tasks.
+   * or on to its URL. Message sends pass the loop guard first; answers are read for tasks. A
+   * connected agent is told `principal` (who the hub authenticated; '' for the public card), so
+   * that each caller reaches only the tasks it made; an agent reached by URL is not.
    */
-  async call(id: string, request: HttpRequest, path: string): Promise<HttpResponse> {
+  async call(id: string, request: HttpRequest, path: string, principal = ''): Promise<HttpResponse> {
     const agent = await this.registry.lookup(id);
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
     let body = request.body;
@@ -92,7 +94,7 @@ export class Hub {
     const started = performance.now();
     let response: HttpResponse;
     try {
-      response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, path) : await forwardTo(agent.url ?? '', forwarded, path, this.allowPrivate);
+      response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, path, principal) : await forwardTo(agent.url ?? '', forwarded, path, this.allowPrivate);
     } catch (error) {
       if (send) this.health.busy(id, -1);
       throw error;

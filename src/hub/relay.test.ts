@@ -21,9 +21,9 @@ describe('the relay', () => {
   it('sends a request down without the caller\'s credentials and answers it with the agent\'s response', async () => {
     const { relay, session, down } = connected();
     expect((await down())[0]).toMatchObject({ type: 'hello', agentId: 'a', baseUrl: 'http://hub/agents/a' });
-    const answer = relay.forward('a', request(), '/jsonrpc');
+    const answer = relay.forward('a', request(), '/jsonrpc', 'HUB_ALICE');
     const [sent] = await down();
-    expect(sent).toMatchObject({ type: 'request', method: 'POST', path: '/jsonrpc', headers: { 'content-type': 'application/json' } });
+    expect(sent).toMatchObject({ type: 'request', method: 'POST', path: '/jsonrpc', headers: { 'content-type': 'application/json' }, principal: 'HUB_ALICE' });
     expect((sent?.headers as Record<string, string>).authorization).toBeUndefined();
     relay.accept(session, [{ type: 'response', rid: sent?.rid as string, status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":1}' }]);
     expect(await answer).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":1}' });
@@ -34,7 +34,7 @@ describe('the relay', () => {
     const { relay, down } = connected();
     await down();
     const gone = new AbortController();
-    const answer = relay.forward('a', request(gone.signal), '/jsonrpc');
+    const answer = relay.forward('a', request(gone.signal), '/jsonrpc', 'HUB_ALICE');
     const [sent] = await down();
     gone.abort();
     expect((await answer).status).toBe(408);
@@ -45,7 +45,7 @@ describe('the relay', () => {
   it('fails what is unanswered when the connection closes, and says the agent is down', async () => {
     const { relay, down, events } = connected();
     await down();
-    const answer = relay.forward('a', request(), '/jsonrpc');
+    const answer = relay.forward('a', request(), '/jsonrpc', 'HUB_ALICE');
     await down();
     relay.close();
     const response = await answer;
@@ -57,7 +57,7 @@ describe('the relay', () => {
 
   it('waits the grace period for an agent that is not connected, then answers 503', async () => {
     const relay = new Relay({ observer: { up: () => undefined, down: () => undefined, latency: () => undefined }, graceMs: 20 });
-    const response = await relay.forward('nobody', request(), '/jsonrpc');
+    const response = await relay.forward('nobody', request(), '/jsonrpc', 'HUB_ALICE');
     expect(response.status).toBe(503);
     relay.close();
   });

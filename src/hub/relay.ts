@@ -96,14 +96,14 @@ export class Relay {
   }
 
   /** Sends `request` to the connected agent `agentId` (path relative to the agent) and relays its answer. */
-  async forward(agentId: string, request: HttpRequest, path: string): Promise<HttpResponse> {
+  async forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
     const session = this.byAgent.get(agentId) ?? (await this.arrival(agentId));
     if (session === undefined) return statusError(503, 'UNAVAILABLE', `agent ${agentId} is not connected to the hub; try again when it is`, { 'retry-after': '5' });
     const rid = randomUUID().replaceAll('-', '');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
     const answered = new Promise<HttpResponse>((resolve) => session.pending.set(rid, { answer: resolve }));
-    send(session, { type: 'request', rid, method: request.method, path, query: request.query.toString(), headers, body: request.body });
+    send(session, { type: 'request', rid, method: request.method, path, query: request.query.toString(), headers, body: request.body, principal });
     const onGone = (): void => {
       const pending = session.pending.get(rid);
       if (pending === undefined) return;
