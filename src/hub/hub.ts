@@ -102,7 +102,7 @@ export class Hub {
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
     if (CARD_PATHS.has(path) && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
-    const tapped = this.tasks.tap(id, response);
+    const tapped = this.tasks.tap(id, principal, response);
     if (!send) return tapped;
     return whenDone(tapped, () => this.health.busy(id, -1));
   }
