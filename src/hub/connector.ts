@@ -152,6 +152,9 @@ async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 're
   }
 }
 
+/** A post is closed once it holds this much (a single larger frame goes alone). */
+const POST_BYTES = 8 * 1024 * 1024;
+
 /** Connections kept open for the posts: one post follows another all the time under load. */
 const keptAlive = { http: new HttpAgent({ keepAlive: true, maxSockets: 1 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 1 }) };
 
@@ -192,9 +195,16 @@ class Outbox {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
-        const frames = this.queue.splice(0, MAX_FRAMES_PER_POST);
+        // As many frames as have queued, up to the hub's limits on a post.
+        const parts: string[] = [];
+        let size = 0;
+        while (this.queue.length > 0 && parts.length < MAX_FRAMES_PER_POST && (parts.length === 0 || size < POST_BYTES)) {
+          const part = JSON.stringify(this.queue.shift());
+          parts.push(part);
+          size += part.length;
+        }
         // The connection is going down with this session if this fails: its requests fail at the hub.
-        await post(`${this.hub}/hub/v1/connect/${this.session}`, JSON.stringify({ frames }), this.auth).catch(() => undefined);
+        await post(`${this.hub}/hub/v1/connect/${this.session}`, `{"frames":[${parts.join(',')}]}`, this.auth).catch(() => undefined);
       }
     } finally {
       this.flushing = false;
