@@ -55,6 +55,7 @@ export class HubEvents {
   private readonly recent: Kept[] = [];
   /** Each watcher's stream, and the principal it sees tasks of. */
   private readonly watchers = new Map<Channel, string>();
+  private timer: NodeJS.Timeout | undefined;
 
   publish(event: HubEvent): void {
     const kept: Kept = { seq: ++this.seq, event, at: Date.now() };
@@ -83,8 +84,21 @@ export class HubEvents {
     return channel;
   }
 
+  /**
+   * A comment line to every watcher each `ms`, so that a proxy between them and the hub does
+   * not close a quiet feed as idle; readers ignore comments.
+   */
+  keepAlive(ms: number): void {
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      for (const watcher of this.watchers.keys()) watcher.push(': keep-alive\n\n');
+    }, ms);
+    this.timer.unref();
+  }
+
   /** Ends every watcher's stream (the hub is stopping). */
   close(): void {
+    clearInterval(this.timer);
     for (const watcher of this.watchers.keys()) watcher.end();
   }
 }

@@ -51,6 +51,7 @@ export class Hub {
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
     });
+    this.events.keepAlive(15_000);
     const checkMs = options.checkMs ?? 30_000;
     if (checkMs > 0) {
       this.timer = setInterval(() => void this.registry.checkUrlAgents().catch(() => undefined), checkMs);
