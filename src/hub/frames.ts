@@ -12,7 +12,7 @@ import { LiteError } from '../errors.js';
 /** Hub → agent, one per `data:` line of the connect stream. */
 export type DownFrame =
   | { type: 'hello'; session: string; agentId: string; baseUrl: string; heartbeatMs: number }
-  | { type: 'request'; rid: string; method: string; path: string; query: string; headers: Record<string, string>; body: string }
+  | { type: 'request'; rid: string; method: string; path: string; query: string; headers: Record<string, string>; body: string; principal: string }
   | { type: 'abort'; rid: string }
   | { type: 'ping'; seq: number };
 

@@ -69,7 +69,7 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
   const one = /^\/hub\/v1\/agents\/([^/]+)$/.exec(path);
   if (one !== null) {
     const id = decodeURIComponent(one[1] as string);
-    if (method === 'GET') return json(200, { agent: agentView(hub, await hub.registry.get(id), principal), card: await hub.publishedCard(id), tasks: hub.tasks.list(id) });
+    if (method === 'GET') return json(200, { agent: agentView(hub, await hub.registry.get(id), principal), card: await hub.publishedCard(id), tasks: hub.tasks.list(principal, id) });
     if (method === 'DELETE') {
       await hub.registry.remove(id, principal);
       return json(200, { removed: id });
@@ -82,11 +82,10 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
     const candidates = await hub.registry.candidates(skill);
     return json(200, { skill, candidates: candidates.map((c) => ({ agent: agentView(hub, c.agent, principal), score: c.score, why: c.why })) });
   }
-  if (path === '/hub/v1/tasks' && method === 'GET') return json(200, { tasks: hub.tasks.list(request.query.get('agent') ?? undefined) });
+  if (path === '/hub/v1/tasks' && method === 'GET') return json(200, { tasks: hub.tasks.list(principal, request.query.get('agent') ?? undefined) });
   if (path === '/hub/v1/events' && method === 'GET') {
-    const snapshot = async (): Promise<unknown> => ({ agents: (await hub.registry.store.list()).map((agent) => agentView(hub, agent, principal)), tasks: hub.tasks.list() });
-    const state = await snapshot();
-    return { status: 200, headers: { ...SSE_HEADERS }, events: hub.events.watch(() => state, request.headers['last-event-id']) };
+    const state = { agents: (await hub.registry.store.list()).map((agent) => agentView(hub, agent, principal)), tasks: hub.tasks.list(principal) };
+    return { status: 200, headers: { ...SSE_HEADERS }, events: hub.events.watch(principal, () => state, request.headers['last-event-id']) };
   }
   if (path === '/ard/search') {
     if (method !== 'POST') return statusError(405, 'UNIMPLEMENTED', 'use POST', { allow: 'POST' });

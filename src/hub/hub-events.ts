@@ -22,6 +22,8 @@ export interface AgentHealth {
 /** A task as the hub saw it pass through, from the answers and stream events it relayed. */
 export interface TaskSeen {
   agentId: string;
+  /** Who sent it through the hub: only they see it in the API and the feed. */
+  principal: string;
   taskId: string;
   contextId?: string;
   state: string;
@@ -41,40 +43,72 @@ export type HubEvent =
 
 const KEPT = 1000;
 
+/** An event as kept: written out as a line only when someone reads it. */
+interface Kept {
+  seq: number;
+  event: HubEvent;
+  at: number;
+  line?: string;
+}
+
 export class HubEvents {
   private seq = 0;
-  private readonly recent: { seq: number; line: string }[] = [];
-  private readonly watchers = new Set<Channel<string>>();
+  private readonly recent: Kept[] = [];
+  /** Each watcher's stream, and the principal it sees tasks of. */
+  private readonly watchers = new Map<Channel, string>();
+  private timer: NodeJS.Timeout | undefined;
 
   publish(event: HubEvent): void {
-    const seq = ++this.seq;
-    const line = `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ ...event, at: new Date().toISOString() })}\n\n`;
-    this.recent.push({ seq, line });
+    const kept: Kept = { seq: ++this.seq, event, at: Date.now() };
+    this.recent.push(kept);
     if (this.recent.length > KEPT) this.recent.shift();
-    for (const watcher of this.watchers) watcher.push(line);
+    // Most relayed requests happen with nobody watching: their events are not written out.
+    if (this.watchers.size > 0) for (const [watcher, principal] of this.watchers) if (visible(kept.event, principal)) watcher.push(lineOf(kept));
   }
 
   /**
-   * A stream for one watcher: first `snapshot` (the state now, as an event of its own), or,
+   * A stream for one watcher, with the tasks of `principal` only: first `snapshot` (the state now, as an event of its own), or,
    * after `lastEventId`, the events it missed when the hub still holds them all; then every
    * new event. Ends when the watcher goes away.
    */
-  watch(snapshot: () => unknown, lastEventId?: string): AsyncIterable<string> {
-    const channel = new Channel<string>();
+  watch(principal: string, snapshot: () => unknown, lastEventId?: string): AsyncIterable<string> {
+    const channel = new Channel();
     const after = lastEventId === undefined || !/^\d+$/.test(lastEventId) ? undefined : Number(lastEventId);
     const oldest = this.recent[0]?.seq ?? this.seq + 1;
     if (after !== undefined && after <= this.seq && after + 1 >= oldest) {
-      for (const { seq, line } of this.recent) if (seq > after) channel.push(line);
+      for (const kept of this.recent) if (kept.seq > after && visible(kept.event, principal)) channel.push(lineOf(kept));
     } else {
       channel.push(`id: ${this.seq}\nevent: snapshot\ndata: ${JSON.stringify(snapshot())}\n\n`);
     }
-    this.watchers.add(channel);
+    this.watchers.set(channel, principal);
     channel.onClose(() => this.watchers.delete(channel));
     return channel;
   }
 
+  /**
+   * A comment line to every watcher each `ms`, so that a proxy between them and the hub does
+   * not close a quiet feed as idle; readers ignore comments.
+   */
+  keepAlive(ms: number): void {
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      for (const watcher of this.watchers.keys()) watcher.push(': keep-alive\n\n');
+    }, ms);
+    this.timer.unref();
+  }
+
   /** Ends every watcher's stream (the hub is stopping). */
   close(): void {
-    for (const watcher of this.watchers) watcher.end();
+    clearInterval(this.timer);
+    for (const watcher of this.watchers.keys()) watcher.end();
   }
+}
+
+function lineOf(kept: Kept): string {
+  return (kept.line ??= `id: ${kept.seq}\nevent: ${kept.event.type}\ndata: ${JSON.stringify({ ...kept.event, at: new Date(kept.at).toISOString() })}\n\n`);
+}
+
+/** Agents are everyone's to see; a task only its maker's. */
+function visible(event: HubEvent, principal: string): boolean {
+  return event.type !== 'task' || event.task.principal === principal;
 }

@@ -62,7 +62,7 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
 
 async function route(hub: Hub, request: HttpRequest, principal: string): Promise<HttpResponse> {
   const agent = AGENT_PATH.exec(request.path);
-  if (agent !== null) return hub.call(decodeURIComponent(agent[1] as string), request, agent[2] ?? '/');
+  if (agent !== null) return hub.call(decodeURIComponent(agent[1] as string), request, agent[2] ?? '/', principal);
   if (request.path === '/hub/v1/connect') {
     if (request.method !== 'GET') return statusError(405, 'UNIMPLEMENTED', 'use GET', { allow: 'GET' });
     return connect(hub, request, principal);
@@ -87,7 +87,7 @@ async function connect(hub: Hub, request: HttpRequest, principal: string): Promi
 
 async function readCard(hub: Hub, id: string, principal: string): Promise<void> {
   const request: HttpRequest = { method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' };
-  const response = await hub.relay.forward(id, request, request.path).catch(() => undefined);
+  const response = await hub.relay.forward(id, request, request.path, '').catch(() => undefined);
   if (response === undefined || !('body' in response) || response.status !== 200) {
     hub.health.failed(id, 'its card could not be read through its connection');
     return;

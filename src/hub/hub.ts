@@ -51,6 +51,7 @@ export class Hub {
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
     });
+    this.events.keepAlive(15_000);
     const checkMs = options.checkMs ?? 30_000;
     if (checkMs > 0) {
       this.timer = setInterval(() => void this.registry.checkUrlAgents().catch(() => undefined), checkMs);
@@ -71,10 +72,12 @@ export class Hub {
 
   /**
    * Sends `request` (its path already relative to the agent) to agent `id`: down its connection
-   * or on to its URL. Message sends pass the loop guard first; answers are read for tasks.
+   * or on to its URL. Message sends pass the loop guard first; answers are read for tasks. A
+   * connected agent is told `principal` (who the hub authenticated; '' for the public card), so
+   * that each caller reaches only the tasks it made; an agent reached by URL is not.
    */
-  async call(id: string, request: HttpRequest, path: string): Promise<HttpResponse> {
-    const agent = await this.options.store.get(id);
+  async call(id: string, request: HttpRequest, path: string, principal = ''): Promise<HttpResponse> {
+    const agent = await this.registry.lookup(id);
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
     let body = request.body;
     const send = isSend(request.method, path, body);
@@ -92,7 +95,7 @@ export class Hub {
     const started = performance.now();
     let response: HttpResponse;
     try {
-      response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, path) : await forwardTo(agent.url ?? '', forwarded, path, this.allowPrivate);
+      response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, path, principal) : await forwardTo(agent.url ?? '', forwarded, path, this.allowPrivate);
     } catch (error) {
       if (send) this.health.busy(id, -1);
       throw error;
@@ -100,7 +103,7 @@ export class Hub {
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
     if (CARD_PATHS.has(path) && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
-    const tapped = this.tasks.tap(id, response);
+    const tapped = this.tasks.tap(id, principal, response);
     if (!send) return tapped;
     return whenDone(tapped, () => this.health.busy(id, -1));
   }

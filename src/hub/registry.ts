@@ -35,6 +35,8 @@ export interface Candidate {
 export class Registry {
   /** Ids claimed by a connect that has not stored its card yet, and by whom. */
   private readonly claims = new Map<string, string>();
+  /** The agents as last stored, read on every relayed request without a copy or a parse. */
+  private readonly known = new Map<string, HubAgent>();
 
   constructor(
     readonly store: HubStore,
@@ -77,15 +79,25 @@ export class Registry {
     if (agent === undefined) throw new LiteError('AGENT_NOT_FOUND', `no agent "${id}" is registered at this hub`);
     if (agent.owner !== principal) throw new LiteError('FORBIDDEN', `the agent "${id}" is registered by another principal`);
     await this.store.remove(id);
+    this.known.delete(id);
     this.claims.delete(id);
     this.health.forget(id);
     this.events.publish({ type: 'agent.removed', agentId: id });
   }
 
   async get(id: string): Promise<HubAgent> {
-    const agent = await this.store.get(id);
+    const agent = await this.lookup(id);
     if (agent === undefined) throw new LiteError('AGENT_NOT_FOUND', `no agent "${id}" is registered at this hub`);
     return agent;
+  }
+
+  /** Agent `id` as stored, or undefined; the same object each time, not to be changed. */
+  async lookup(id: string): Promise<HubAgent | undefined> {
+    const cached = this.known.get(id);
+    if (cached !== undefined) return cached;
+    const stored = await this.store.get(id);
+    if (stored !== undefined) this.known.set(id, stored);
+    return stored;
   }
 
   async search(query: SearchQuery): Promise<HubAgent[]> {
@@ -140,6 +152,7 @@ export class Registry {
     const previous = await this.store.get(id);
     const agent = withNewCard(previous, { id, owner, kind, ...(url === undefined ? {} : { url }), card, version: view.version }, new Date());
     await this.store.put(agent);
+    this.known.set(id, agent);
     this.claims.delete(id);
     if (kind === 'url') this.health.up(id);
     this.events.publish({ type: 'agent.registered', agentId: id, kind, name: view.name, version: view.version });

@@ -30,7 +30,7 @@ interface Pending {
   /** Settles the client's response, once: whole, or a stream's head. */
   answer(response: HttpResponse): void;
   /** The stream's body, once a head came. */
-  stream?: Channel<string>;
+  stream?: Channel;
 }
 
 interface Session {
@@ -38,7 +38,7 @@ interface Session {
   agentId: string;
   /** Who opened it: only they may post its answers. */
   principal: string;
-  down: Channel<string>;
+  down: Channel;
   pending: Map<string, Pending>;
   pings: Map<number, number>;
   missed: number;
@@ -79,7 +79,7 @@ export class Relay {
    */
   open(agentId: string, baseUrl: string, principal: string): HttpResponse & { session: string } {
     this.byAgent.get(agentId)?.down.end();
-    const session: Session = { id: randomUUID(), agentId, principal, down: new Channel<string>(), pending: new Map(), pings: new Map(), missed: 0 };
+    const session: Session = { id: randomUUID(), agentId, principal, down: new Channel(), pending: new Map(), pings: new Map(), missed: 0 };
     this.sessions.set(session.id, session);
     this.byAgent.set(agentId, session);
     session.down.onClose(() => this.closed(session));
@@ -96,19 +96,21 @@ export class Relay {
   }
 
   /** Sends `request` to the connected agent `agentId` (path relative to the agent) and relays its answer. */
-  async forward(agentId: string, request: HttpRequest, path: string): Promise<HttpResponse> {
+  async forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
     const session = this.byAgent.get(agentId) ?? (await this.arrival(agentId));
     if (session === undefined) return statusError(503, 'UNAVAILABLE', `agent ${agentId} is not connected to the hub; try again when it is`, { 'retry-after': '5' });
     const rid = randomUUID().replaceAll('-', '');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
     const answered = new Promise<HttpResponse>((resolve) => session.pending.set(rid, { answer: resolve }));
-    send(session, { type: 'request', rid, method: request.method, path, query: request.query.toString(), headers, body: request.body });
+    send(session, { type: 'request', rid, method: request.method, path, query: request.query.toString(), headers, body: request.body, principal });
     const onGone = (): void => {
       const pending = session.pending.get(rid);
       if (pending === undefined) return;
       session.pending.delete(rid);
-      pending.stream?.end();
+      // Settled for nobody, so that nothing waits on an answer that will never be read.
+      if (pending.stream === undefined) pending.answer(statusError(408, 'CANCELLED', 'the client went away before the agent answered'));
+      else pending.stream.end();
       send(session, { type: 'abort', rid });
     };
     request.signal?.addEventListener('abort', onGone, { once: true });
@@ -136,7 +138,7 @@ export class Relay {
         pending.answer({ status: frame.status, headers: frame.headers, body: frame.body });
       } else if (frame.type === 'head') {
         if (pending.stream !== undefined) continue;
-        const stream = (pending.stream = new Channel<string>());
+        const stream = (pending.stream = new Channel());
         // The client stopped reading: tell the agent, so its handler stops the stream too.
         stream.onClose(() => {
           if (session.pending.get(frame.rid) === pending) {

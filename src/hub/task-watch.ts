@@ -14,20 +14,20 @@ export class TaskWatch {
 
   constructor(private readonly events: HubEvents) {}
 
-  /** The tasks seen most recently, newest first, those of `agentId` only when given. */
-  list(agentId?: string): TaskSeen[] {
-    return [...this.tasks.values()].reverse().filter((task) => agentId === undefined || task.agentId === agentId);
+  /** The tasks `principal` sent through the hub, newest first, those of `agentId` only when given. */
+  list(principal: string, agentId?: string): TaskSeen[] {
+    return [...this.tasks.values()].reverse().filter((task) => task.principal === principal && (agentId === undefined || task.agentId === agentId));
   }
 
-  /** `response` as it was, reading it on its way to the client. */
-  tap(agentId: string, response: HttpResponse): HttpResponse {
+  /** `response` to `principal` as it was, reading it on its way to the client. */
+  tap(agentId: string, principal: string, response: HttpResponse): HttpResponse {
     if ('body' in response) {
-      if (/json/i.test(response.headers['content-type'] ?? '')) this.read(agentId, response.body);
+      if (/json/i.test(response.headers['content-type'] ?? '')) this.read(agentId, principal, response.body);
       return response;
     }
     const source = response.events;
     const read = (chunk: string): void => {
-      for (const line of chunk.split('\n')) if (line.startsWith('data:')) this.read(agentId, line.slice(5));
+      for (const line of chunk.split('\n')) if (line.startsWith('data:')) this.read(agentId, principal, line.slice(5));
     };
     return {
       ...response,
@@ -47,7 +47,7 @@ export class TaskWatch {
     };
   }
 
-  private read(agentId: string, text: string): void {
+  private read(agentId: string, principal: string, text: string): void {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -58,8 +58,8 @@ export class TaskWatch {
     // The lite words of one task's event; a list of tasks is shown by its states only.
     const lite = statuses.length === 1 ? liteTextOf(value) : undefined;
     for (const found of statuses) {
-      const key = `${agentId}/${found.taskId}`;
-      const task: TaskSeen = { ...this.tasks.get(key), agentId, ...found, updatedAt: new Date().toISOString() };
+      const key = `${principal}/${agentId}/${found.taskId}`;
+      const task: TaskSeen = { ...this.tasks.get(key), agentId, principal, ...found, updatedAt: new Date().toISOString() };
       // A bar left at its last step would say a finished task is still part-way.
       if (found.state === 'completed') task.progress = 100;
       this.tasks.delete(key);
@@ -70,7 +70,7 @@ export class TaskWatch {
   }
 }
 
-type Found = Omit<TaskSeen, 'agentId' | 'updatedAt'>;
+type Found = Omit<TaskSeen, 'agentId' | 'principal' | 'updatedAt'>;
 
 const object = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 

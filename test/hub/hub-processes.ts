@@ -105,9 +105,9 @@ export async function getJson(url: string, headers: Record<string, string> = {})
 }
 
 /** The health the hub reports for agent `id` (undefined when not registered). */
-export async function healthOf(hubUrl: string, id: string, headers: Record<string, string> = {}): Promise<{ up: boolean; activeTasks: number } | undefined> {
+export async function healthOf(hubUrl: string, id: string, headers: Record<string, string> = {}): Promise<{ up: boolean; activeTasks: number; failures: number } | undefined> {
   const { body } = await getJson(`${hubUrl}/hub/v1/agents`, headers);
-  const agent = (body.agents as { id: string; health: { up: boolean; activeTasks: number } }[] | undefined)?.find((a) => a.id === id);
+  const agent = (body.agents as { id: string; health: { up: boolean; activeTasks: number; failures: number } }[] | undefined)?.find((a) => a.id === id);
   return agent?.health;
 }
 

@@ -96,6 +96,10 @@ describe('agents behind the hub, called by the official SDK client', () => {
     message.parts.push({ content: { $case: 'raw', value: Buffer.from('hello') }, filename: 'a.txt', mediaType: 'text/plain', metadata: undefined });
     const received = asTask(await client.sendMessage(sendRequest(message)));
     expect(textOf(received)).toEqual({ $case: 'text', value: 'received: a.txt (5 bytes)' });
+    // Larger than serve's own body limit: the hub's posts and streams carry it whole.
+    const big = userMessage('files-in');
+    big.parts.push({ content: { $case: 'raw', value: Buffer.alloc(6 * 1024 * 1024, 7) }, filename: 'big.bin', mediaType: 'application/octet-stream', metadata: undefined });
+    expect(textOf(asTask(await client.sendMessage(sendRequest(big))))).toEqual({ $case: 'text', value: 'received: big.bin (6291456 bytes)' });
     const tasks = (await getJson(`${hubUrl}/hub/v1/tasks?agent=alpha`)).body.tasks as { taskId: string; state: string }[];
     expect(tasks.find((t) => t.taskId === made.id)?.state).toBe('completed');
   });

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SseParser } from '../../src/client/sse.js';
+import { cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
 import { freePort, getJson, startAgent, startHub, until } from './hub-processes.js';
 
@@ -95,6 +96,38 @@ describe('the hub and its agents across cuts', () => {
     const steps = seen.map(words).filter((text) => text.startsWith('step '));
     expect(steps).toEqual(Array.from({ length: 30 }, (_, i) => `step ${i + 1} of 30`));
     expect(seen.at(-1)?.json.statusUpdate?.status?.state).toBe('TASK_STATE_COMPLETED');
+  }, 60_000);
+
+  it('lets a2a-lite send follow a task through the hub across a cut, printing every step once', async () => {
+    const hub = await startHub();
+    const relay = await cuttable(Number(new URL(hub.url).port));
+    relays.push(relay);
+    const agent = await startAgent(relay.url, 'worker');
+    await until(async () => ((await getJson(`${hub.url}/hub/v1/agents`)).body.agents as { connected: boolean }[])[0]?.connected || undefined, 10_000, 'the agent connected');
+    const sending = cliAsync(['send', `${hub.url}/agents/worker`, 'slow 25'], { home: tempHome('client') });
+    await until(async () => ((await getJson(`${hub.url}/hub/v1/tasks`)).body.tasks as { progress?: number }[]).some((t) => (t.progress ?? 0) >= 15) || undefined, 15_000, 'the task under way');
+    relay.cut();
+    const sent = await sending;
+    expect(sent.code, sent.stderr).toBe(0);
+    const steps = [...sent.stdout.matchAll(/step (\d+) of 25/g)].map((m) => Number(m[1]));
+    expect(steps).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(sent.stdout).toContain('done after 25 steps');
+    // The agent did lose its connection on the way, and dialled again.
+    expect(agent.stderr()).toMatch(/closed the connection; reconnecting|cannot reach the hub/);
+  }, 60_000);
+
+  it('holds a request for an agent that is reconnecting, and answers it once the agent is back', async () => {
+    const hub = await startHub();
+    const relay = await cuttable(Number(new URL(hub.url).port));
+    relays.push(relay);
+    await startAgent(relay.url, 'worker');
+    await until(async () => ((await getJson(`${hub.url}/hub/v1/agents`)).body.agents as { connected: boolean }[])[0]?.connected || undefined, 10_000, 'the agent connected');
+    relay.cut();
+    await until(async () => ((await getJson(`${hub.url}/hub/v1/agents`)).body.agents as { connected: boolean }[])[0]?.connected === false || undefined, 10_000, 'the hub to see the cut');
+    // Sent while the agent is away: it waits (up to --grace, 10 s) for the agent to dial in again.
+    const sent = await fetch(`${hub.url}/agents/worker/message:send`, { method: 'POST', headers: V1, body: JSON.stringify({ message: { messageId: 'm-grace', role: 'ROLE_USER', parts: [{ text: 'echo while away' }] } }) });
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as { task: { artifacts: { parts: { text: string }[] }[] } }).task.artifacts[0]?.parts[0]?.text).toBe('echo: while away');
   }, 60_000);
 
   it('loses no accepted task when the hub is killed with SIGKILL and started again on its registry', async () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { cli, cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
-import { agentHome, BEHAVE, getJson, healthOf, start, startAgent, startHub, until } from './hub-processes.js';
+import { agentHome, BEHAVE, freePort, getJson, healthOf, start, startAgent, startHub, until } from './hub-processes.js';
 
 const WORK = ['work:Work:Does the work'];
 const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };
@@ -65,5 +65,26 @@ describe('routing through the hub', () => {
     second.child.kill('SIGKILL');
     await until(async () => ((await healthOf(hub.url, 'c-connected'))?.up === false ? true : undefined), 10_000, 'c-connected down');
     expect(await ranked(hub.url, 'work')).not.toContain('c-connected');
+  }, 60_000);
+
+  it('checks an agent registered by URL: down after three failed checks, up again when it answers', async () => {
+    const hub = await startHub(['--store', 'memory', '--check', '1']);
+    const port = String(await freePort());
+    const home = agentHome('by-url', WORK);
+    const first = await start(['serve', '--home', home, '--store', 'memory', '--port', port, '--exec', BEHAVE]);
+    const registered = await fetch(`${hub.url}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: first.info.url }) });
+    expect(registered.status).toBe(201);
+    expect(await healthOf(hub.url, 'by-url')).toMatchObject({ up: true });
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const down = await until(async () => {
+      const health = await healthOf(hub.url, 'by-url');
+      return health?.up === false ? health : undefined;
+    }, 15_000, 'by-url down');
+    expect(down).toMatchObject({ up: false, failures: 3 });
+    expect(await ranked(hub.url, 'work')).toEqual([]);
+    await start(['serve', '--home', home, '--store', 'memory', '--port', port, '--exec', BEHAVE]);
+    await until(async () => ((await healthOf(hub.url, 'by-url'))?.up === true ? true : undefined), 15_000, 'by-url up again');
+    expect(await ranked(hub.url, 'work')).toEqual(['by-url']);
   }, 60_000);
 });

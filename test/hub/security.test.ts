@@ -39,6 +39,13 @@ describe('the hub with tokens', () => {
     const call = await fetch(`${hub.url}/agents/shared/message:send`, { method: 'POST', headers: { ...as(BOB), 'a2a-version': '1.0' }, body: JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'echo ok' }] } }) });
     expect(((await call.json()) as { task: { status: { state: string } } }).task.status.state).toBe('TASK_STATE_COMPLETED');
     expect((await fetch(`${hub.url}/agents/shared/message:send`, { method: 'POST', body: '{}' })).status).toBe(401);
+    // A task is its maker's: Bob made that one, Alice does not find it.
+    const bobs = ((await (await fetch(`${hub.url}/agents/shared/message:send`, { method: 'POST', headers: { ...as(BOB), 'a2a-version': '1.0' }, body: JSON.stringify({ message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'echo mine' }] } }) })).json()) as { task: { id: string } }).task.id;
+    expect((await fetch(`${hub.url}/agents/shared/tasks/${bobs}`, { headers: { ...as(BOB), 'a2a-version': '1.0' } })).status).toBe(200);
+    expect((await fetch(`${hub.url}/agents/shared/tasks/${bobs}`, { headers: { ...as(ALICE), 'a2a-version': '1.0' } })).status).toBe(404);
+    const listed = async (token: string): Promise<string[]> => ((await (await fetch(`${hub.url}/hub/v1/tasks`, { headers: as(token) })).json()) as { tasks: { taskId: string }[] }).tasks.map((t) => t.taskId);
+    expect(await listed(BOB)).toContain(bobs);
+    expect(await listed(ALICE)).not.toContain(bobs);
 
     // No token in the registry, in a log or in a card.
     // The registry as written: the database and its write-ahead log.

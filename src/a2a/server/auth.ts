@@ -64,7 +64,7 @@ export function authEnabled(options: AuthOptions): boolean {
  * it is would then be a guess.
  */
 export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A2AHandler {
-  if (!authEnabled(options)) return (request) => handler(request, undefined);
+  if (!authEnabled(options)) return (request) => handler(request, request.principal);
   const bearer = (options.bearerTokens ?? []).map(accepted);
   const keys = (options.apiKeys ?? []).map(accepted);
   checkDistinct([...bearer, ...keys]);
@@ -89,7 +89,8 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     // A valid credential always passes: a stranger's failures from the same address (or from
     // behind the same proxy) must not lock out a client that has the right token. Only failures
     // are counted, and past the limit they get 429 instead of 401.
-    const principal = principalOf(request, bearer, keys, header);
+    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
+    const principal = request.principal ?? principalOf(request, bearer, keys, header);
     if (principal !== undefined) return handler(request, principal);
     const who = request.remoteAddress ?? 'unknown';
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);

@@ -89,8 +89,9 @@ examples:
     });
     // Cards fetched when the hub starts: agents registered by URL are up again at once.
     void hub.registry.checkUrlAgents().catch(() => undefined);
-    // Connect streams and relayed streams last as long as they last: no request timeout for them.
-    const server = await listen(createHubHandler(hub, { auth, console: values.console ?? false }), { port, host: values.host ?? '127.0.0.1', requestTimeout: 0, keepAliveTimeout: 65_000 });
+    // Bodies as large as an agent's answer with its files; a relay stream may hold several
+    // uploads on their way to a slow agent.
+    const server = await listen(createHubHandler(hub, { auth, console: values.console ?? false }), { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024 });
     if (baseUrl === '') baseUrl = server.url;
     const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));
