@@ -48,3 +48,18 @@ export { openTransport } from './client/open-transport.js';
 export type { Transport, TransportOptions, SendResult, Credential } from './client/transport.js';
 export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
 export { SseParser, readSse, type SseEvent } from './client/sse.js';
+
+export {
+  runPlan,
+  resumeRun,
+  readPlanFile,
+  parsePlan,
+  RunStore,
+  type RunOptions,
+  type RunResult,
+  type RunRecord,
+  type SubtaskRecord,
+  type RunEvent,
+  type Plan,
+  type Step,
+} from './orchestrate/index.js';

@@ -15,6 +15,8 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   tasks: { summary: 'the task ledger: new, record, list, show; get, cancel a task sent with send', load: () => import('./commands/tasks.js') },
   discover: { summary: "fetch an A2A agent's card and cache it as a known agent", load: () => import('./commands/discover.js') },
   send: { summary: 'give a task to any A2A agent and follow it as A2A-Lite text', load: () => import('./commands/send.js') },
+  run: { summary: 'run a plan of steps across A2A agents: serial, parallel, conditional, fan-out', load: () => import('./commands/run.js') },
+  runs: { summary: 'the plan runs: list them, show one with its steps', load: () => import('./commands/runs.js') },
   serve: { summary: 'serve this agent over A2A (1.0 JSON-RPC and HTTP+JSON, 0.3, SSE)', load: () => import('./commands/serve.js') },
   demo: { summary: 'play the protocol example: two agents collaborating over HTTP', load: () => import('./commands/demo.js') },
 };
