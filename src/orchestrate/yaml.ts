@@ -100,7 +100,7 @@ class Reader {
       if (line.indent > indent) throw fail(line.no, 'this line is indented more than the key above it');
       const key = keyOf(line.text);
       if (key === undefined) {
-        if (line.text === '-' || line.text.startsWith('- ')) return { ...out };
+        if (line.text === '-' || line.text.startsWith('- ') || line.text === '---') return { ...out };
         throw fail(line.no, 'expected "key: value"');
       }
       if (Object.hasOwn(out, key.key)) throw fail(line.no, `the key ${JSON.stringify(key.key)} is given twice`);
@@ -133,10 +133,20 @@ class Reader {
       this.index += 1;
     }
     while (body.length > 0 && body.at(-1) === '') body.pop();
-    let text = style.startsWith('>') ? body.join('\n').replace(/([^\n])\n(?=[^\n ])/g, '$1 ') : body.join('\n');
+    let text = style.startsWith('>') ? fold(body) : body.join('\n');
     if (!style.endsWith('-') && text !== '') text += '\n';
     return text;
   }
+}
+
+/** Folded lines (`>`): lines next to each other join with a space, an empty line is a line break. */
+function fold(lines: readonly string[]): string {
+  let out = '';
+  lines.forEach((line, i) => {
+    if (line === '') out += '\n';
+    else out += (i > 0 && lines[i - 1] !== '' ? ' ' : '') + line;
+  });
+  return out;
 }
 
 function isBlank(text: string): boolean {
