@@ -32,6 +32,8 @@ export interface RunOptions {
   onEvent?(event: RunEvent): void;
   /** Where the plan came from, for `runs show`. */
   source?: string;
+  /** Refuses an agent URL the caller may not call, before anything is sent to it. */
+  checkUrl?(url: string): Promise<void>;
 }
 
 export interface RunResult {
@@ -89,7 +91,7 @@ export async function runPlan(plan: Plan | unknown, options: RunOptions): Promis
 }
 
 /** Resumes run `id`, which an earlier process left unfinished; an ended run is given back as it is. */
-export async function resumeRun(id: string, options: Omit<RunOptions, 'inputs' | 'root' | 'source'> & { maxParallel?: number }): Promise<RunResult> {
+export async function resumeRun(id: string, options: Omit<RunOptions, 'inputs' | 'root' | 'source'>): Promise<RunResult> {
   const runs = runStoreOf(options.stores);
   const { run, subtasks } = runs.load(id);
   if (run.state !== 'running') return { run, subtasks: [...subtasks.values()], peak: 0 };
@@ -103,7 +105,7 @@ export async function resumeRun(id: string, options: Omit<RunOptions, 'inputs' |
 async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: RunStore, options: RunOptions, how: 'started' | 'resumed'): Promise<RunResult> {
   const emit = options.onEvent ?? (() => {});
   const limiter = new Limiter(run.maxParallel);
-  const ctx: RunContext = { stores: options.stores, runs, run, targets: new Targets(options.stores), limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit };
+  const ctx: RunContext = { stores: options.stores, runs, run, targets: new Targets(options.stores, options.checkUrl), limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit };
   const steps = run.plan.steps;
   emit({ type: 'run', run: run.id, context: run.contextId, state: how, name: run.name, steps: steps.map((s) => ({ id: s.id, needs: s.needs, each: s.each !== undefined })) });
   const answers: Record<string, StepAnswer> = {};

@@ -18,7 +18,11 @@ export interface AgentItem {
 export class Targets {
   private readonly known = new Map<string, Promise<Peer>>();
 
-  constructor(private readonly stores: Stores) {}
+  constructor(
+    private readonly stores: Stores,
+    /** Refuses an address the caller may not call (the OpenClaw tool's network rules). */
+    private readonly checkUrl: (url: string) => Promise<void> = async () => {},
+  ) {}
 
   /** The peer `target` names (`agent` already rendered). */
   peer(target: Target): Promise<Peer> {
@@ -35,7 +39,10 @@ export class Targets {
 
   private async resolve(target: Target): Promise<Peer> {
     if ('skill' in target) return chooseBySkill(this.stores.agents, target.skill).peer;
-    if (isUrl(target.agent)) return resolvePeer(target.agent, this.stores.agents);
+    if (isUrl(target.agent)) {
+      await this.checkUrl(target.agent);
+      return resolvePeer(target.agent, this.stores.agents);
+    }
     if (this.stores.agents.find(target.agent) === undefined) {
       throw new LiteError('AGENT_NOT_FOUND', `"${target.agent}" is neither a URL nor a known agent; give a URL, or an id from a2a-lite agents list`, { agent: target.agent });
     }
