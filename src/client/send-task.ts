@@ -59,6 +59,8 @@ export interface SendRequest {
   referenceTaskIds?: readonly string[];
   /** More parameters for the task message the ledger records (a plan's run and step). */
   recordParams?: Record<string, string>;
+  /** Note in the agent's cache entry that it answered (default true; a plan notes it once per agent). */
+  markAnswered?: boolean;
 }
 
 export interface SendListener {
@@ -197,7 +199,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   }
   outer.removeEventListener('abort', onAbort);
   try {
-    markAnswered(stores.agents, peer);
+    if (request.markAnswered !== false) markAnswered(stores.agents, peer);
   } catch {
     // Routing works without it.
   }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
+import { FileTaskLedger } from '../home/task-ledger.js';
 import { holds } from './condition.js';
 import type { RunContext, RunEvent } from './events.js';
 import { Limiter } from './limiter.js';
@@ -105,7 +106,10 @@ export async function resumeRun(id: string, options: Omit<RunOptions, 'inputs' |
 async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: RunStore, options: RunOptions, how: 'started' | 'resumed'): Promise<RunResult> {
   const emit = options.onEvent ?? (() => {});
   const limiter = new Limiter(run.maxParallel);
-  const ctx: RunContext = { stores: options.stores, runs, run, targets: new Targets(options.stores, options.checkUrl), limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit };
+  // The subtasks' ledger records are not flushed to disk one by one: a run writes hundreds a
+  // second, and its own state (run-state.ts), not the ledger, is what a resume reads.
+  const stores: Stores = { ...options.stores, tasks: new FileTaskLedger(options.stores.tasks.dir, { durable: false }) };
+  const ctx: RunContext = { stores, runs, run, targets: new Targets(options.stores, options.checkUrl), limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit };
   const steps = run.plan.steps;
   emit({ type: 'run', run: run.id, context: run.contextId, state: how, name: run.name, steps: steps.map((s) => ({ id: s.id, needs: s.needs, each: s.each !== undefined })) });
   const answers: Record<string, StepAnswer> = {};
@@ -135,6 +139,8 @@ async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: 
     if (running.size === 0) break;
     await Promise.race(running.values());
   }
+  ctx.targets.markAnswered();
+  await runs.flush();
   const failed = steps.find((s) => answers[s.id]?.state !== 'completed' && answers[s.id]?.state !== 'skipped');
   const state: RunState = ctx.signal.aborted ? 'cancelled' : failed !== undefined ? 'failed' : 'completed';
   run.state = state;
@@ -165,7 +171,7 @@ async function runStep(step: Step, ctx: RunContext, records: Map<string, Subtask
   parent.items ??= itemsOf(step.each, ctx.run, answers, ctx.stores, `${at}.each`);
   parent.state = 'running';
   records.set(step.id, parent);
-  ctx.runs.saveSubtask(ctx.run.id, parent);
+  await ctx.runs.saveSubtask(ctx.run.id, parent);
   ctx.emit({ type: 'step', run: ctx.run.id, key: step.id, step: step.id, items: parent.items.length, state: 'running', attempt: 0 });
   await Promise.all(
     parent.items.map(async (item, index) => {
@@ -178,7 +184,7 @@ async function runStep(step: Step, ctx: RunContext, records: Map<string, Subtask
       } catch (error) {
         if (!isLiteError(error)) throw error;
         Object.assign(record, { state: 'failed', error: error.message, endedAt: new Date().toISOString() });
-        ctx.runs.saveSubtask(ctx.run.id, record);
+        await ctx.runs.saveSubtask(ctx.run.id, record);
       }
     }),
   );
@@ -186,7 +192,7 @@ async function runStep(step: Step, ctx: RunContext, records: Map<string, Subtask
   Object.assign(parent, { state: answer.state, text: answer.text, data: answer.data, files: answer.files, tasks: answer.tasks, endedAt: new Date().toISOString() });
   const bad = itemRecords(step, parent, records).find((r) => r.state !== 'completed');
   if (bad !== undefined) parent.error = `item ${bad.index}: ${bad.error ?? bad.state}`;
-  ctx.runs.saveSubtask(ctx.run.id, parent);
+  await ctx.runs.saveSubtask(ctx.run.id, parent);
   ctx.emit({ type: 'step', run: ctx.run.id, key: step.id, step: step.id, items: parent.items.length, state: parent.state, attempt: 0, ...(parent.error ? { error: parent.error } : {}) });
   return answer;
 }
@@ -214,7 +220,8 @@ function answerOfRecords(record: SubtaskRecord, step: Step, records: ReadonlyMap
 function skip(step: Step, ctx: RunContext, records: Map<string, SubtaskRecord>, state: 'skipped' | 'cancelled' | 'failed', why: string): StepAnswer {
   const record = { ...fresh(step.id, step.id), state, error: why, endedAt: new Date().toISOString() };
   records.set(step.id, record);
-  ctx.runs.saveSubtask(ctx.run.id, record);
+  // Written in the background; the run waits for every write before it ends (flush).
+  void ctx.runs.saveSubtask(ctx.run.id, record).catch(() => undefined);
   ctx.emit({ type: 'step', run: ctx.run.id, key: step.id, step: step.id, state, attempt: 0, error: why });
   return { state, text: '', data: undefined, files: [], tasks: [] };
 }

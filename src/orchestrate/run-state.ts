@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiteError, isLiteError } from '../errors.js';
-import { readJsonFile, writeFileAtomic } from '../home/atomic-file.js';
+import { readJsonFile, replaceFileSoon, writeFileAtomic } from '../home/atomic-file.js';
 import type { Plan, StepEnd } from './plan.js';
 
 /** How a whole run stands. */
@@ -71,6 +71,9 @@ export interface RunRecord {
 
 /** The runs kept in one home. */
 export class RunStore {
+  /** The last write of each subtask file still going: the next waits for it, so they land in order. */
+  private readonly writes = new Map<string, Promise<void>>();
+
   constructor(readonly dir: string) {}
 
   /** A new run id: its start time (sortable), then random letters. */
@@ -89,8 +92,27 @@ export class RunStore {
     writeFileAtomic(join(this.folder(run.id), 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
   }
 
-  saveSubtask(runId: string, record: SubtaskRecord): void {
-    writeFileAtomic(join(this.folder(runId), 'steps', `${record.key}.json`), `${JSON.stringify(record, null, 2)}\n`);
+  /**
+   * Saves the subtask as it stands now; resolves once the file is replaced. Writes of one subtask
+   * land in the order they were asked for, and many subtasks write at once without blocking the
+   * run. Not flushed to disk: a killed process leaves each file whole (the rename is atomic); a
+   * power cut may lose the newest write, which the send's Idempotency-Key covers.
+   */
+  saveSubtask(runId: string, record: SubtaskRecord): Promise<void> {
+    const path = join(this.folder(runId), 'steps', `${record.key}.json`);
+    const text = `${JSON.stringify(record)}\n`;
+    const written = (this.writes.get(path) ?? Promise.resolve()).then(() => replaceFileSoon(path, text));
+    const settled = written.catch(() => undefined);
+    this.writes.set(path, settled);
+    void settled.then(() => {
+      if (this.writes.get(path) === settled) this.writes.delete(path);
+    });
+    return written;
+  }
+
+  /** Resolves once every subtask write asked for so far has landed. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.writes.values()]);
   }
 
   /** The run with its subtasks; RUN_NOT_FOUND when there is none. */

@@ -51,7 +51,7 @@ export async function runSubtask(job: SubtaskJob, ctx: RunContext): Promise<void
       return;
     }
     if (ctx.signal.aborted) {
-      end(job, ctx, 'cancelled', 'the run was interrupted');
+      await end(job, ctx, 'cancelled', 'the run was interrupted');
       return;
     }
     const ended = await ctx.limiter.run(() => attempt(job, target, ctx, resuming));
@@ -85,14 +85,20 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
     if (!follow) {
       record.state = 'sending';
       record.startedAt ??= new Date().toISOString();
-      save(job, ctx);
+      // The intent, with the message id, is on disk before the message goes out.
+      await save(job, ctx);
     }
     const onTask = (task: Task, progress: number | undefined): void => {
       if (record.taskId !== task.id) {
         record.taskId = task.id;
         if (!record.tasks.includes(task.id)) record.tasks.push(task.id);
         record.state = 'running';
-        save(job, ctx);
+        // Shown once saved: whoever sees "running" may rely on the task id being on disk.
+        void save(job, ctx).then(
+          () => show(job, ctx),
+          () => undefined,
+        );
+        return;
       }
       if (progress !== undefined) record.progress = progress;
       if (!isTerminal(task.status.state)) show(job, ctx, wordsOf(task.status.message) || undefined);
@@ -111,6 +117,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
             idempotencyKey: record.messageId as string,
             referenceTaskIds: job.references,
             recordParams: { run: ctx.run.id, step: record.key },
+            markAnswered: false,
             ...(step.tokenEnv ? { tokenEnv: step.tokenEnv } : {}),
             waitMs: step.timeoutMs ?? NO_TIMEOUT_MS,
             cwd: ctx.run.root,
@@ -136,6 +143,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
     return failed(job, ctx, `${(timeout.signal.reason as Error).message}${result.interrupted.cancelled ? '; cancelled at the agent' : ''}`);
   }
   if (result.timedOut !== undefined) return failed(job, ctx, result.timedOut.message);
+  ctx.targets.answered(result.peer);
   const answer = answerOf(result, result.task);
   record.text = answer.text;
   record.data = answer.data;
@@ -146,25 +154,26 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
   return failed(job, ctx, `the agent ended task ${result.task?.id ?? ''} ${state}${answer.text ? `: ${firstLine(answer.text)}` : ''}`, ended);
 }
 
-function failed(job: SubtaskJob, ctx: RunContext, error: string, state: StepEnd = 'failed'): StepEnd {
+function failed(job: SubtaskJob, ctx: RunContext, error: string, state: StepEnd = 'failed'): Promise<StepEnd> {
   return end(job, ctx, state, error);
 }
 
 /** Records how the attempt ended; the subtask's state until another attempt starts. */
-function end(job: SubtaskJob, ctx: RunContext, state: StepEnd, error?: string): StepEnd {
+async function end(job: SubtaskJob, ctx: RunContext, state: StepEnd, error?: string): Promise<StepEnd> {
   const { record } = job;
   record.state = state;
   if (error === undefined) delete record.error;
   else record.error = error;
   record.endedAt = new Date().toISOString();
-  save(job, ctx);
+  await save(job, ctx);
   show(job, ctx, state === 'completed' ? record.text : undefined);
   return state;
 }
 
-function save(job: SubtaskJob, ctx: RunContext): void {
-  ctx.runs.saveSubtask(ctx.run.id, job.record);
+function save(job: SubtaskJob, ctx: RunContext): Promise<void> {
+  const saved = ctx.runs.saveSubtask(ctx.run.id, job.record);
   if (job.record.state === 'sending') show(job, ctx);
+  return saved;
 }
 
 function show(job: SubtaskJob, ctx: RunContext, text?: string): void {

@@ -2,7 +2,7 @@
 // run), a known agent's id, or a skill chosen among the known agents; and the agents a
 // fan-out over a skill runs on.
 
-import { chooseBySkill, isUrl, peerOf, resolvePeer, type Peer } from '../client/peer.js';
+import { chooseBySkill, isUrl, markAnswered, peerOf, resolvePeer, type Peer } from '../client/peer.js';
 import { LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import type { Target } from './plan.js';
@@ -17,6 +17,7 @@ export interface AgentItem {
 /** The peers of one run, each resolved once. */
 export class Targets {
   private readonly known = new Map<string, Promise<Peer>>();
+  private readonly answering = new Map<string, Peer>();
 
   constructor(
     private readonly stores: Stores,
@@ -35,6 +36,22 @@ export class Targets {
       found.catch(() => this.known.delete(key));
     }
     return found;
+  }
+
+  /** Notes that `peer` answered; the cache hears of it once per run, in `markAnswered`. */
+  answered(peer: Peer): void {
+    this.answering.set(peer.id, peer);
+  }
+
+  /** Notes in the cache, once for each agent, that it answered (routing by skill prefers those). */
+  markAnswered(): void {
+    for (const peer of this.answering.values()) {
+      try {
+        markAnswered(this.stores.agents, peer);
+      } catch {
+        // Routing works without it.
+      }
+    }
   }
 
   private async resolve(target: Target): Promise<Peer> {
