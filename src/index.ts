@@ -49,6 +49,7 @@ export type { Transport, TransportOptions, SendResult, Credential } from './clie
 export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
 export { SseParser, readSse, type SseEvent } from './client/sse.js';
 
+export { openHomeStores, type Stores } from './home/stores.js';
 export {
   runPlan,
   resumeRun,
