@@ -5,6 +5,7 @@
 // followed, what was being sent is sent again under its Idempotency-Key.
 
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
@@ -16,7 +17,7 @@ import { checkPlan, resolveInputs } from './plan-check.js';
 import { parsePlanDocument } from './plan-parse.js';
 import type { Plan, Step } from './plan.js';
 import { RunStore, isAlive, type RunRecord, type RunState, type SavedFileRef, type SubtaskRecord } from './run-state.js';
-import { itemsOf, makeJob, render, type StepAnswer } from './step-jobs.js';
+import { inside, itemsOf, makeJob, render, type StepAnswer } from './step-jobs.js';
 import { runSubtask } from './subtask.js';
 import { Targets, checkTarget } from './targets.js';
 
@@ -67,6 +68,12 @@ export async function runPlan(plan: Plan | unknown, options: RunOptions): Promis
       const problem = target === undefined ? undefined : checkTarget(options.stores, target, path);
       if (problem !== undefined) throw new LiteError('INVALID_PLAN', `plan: ${problem}`, { path });
     }
+    // A file named as it is must be there, inside the plan's folder, before anything is sent.
+    step.attach.forEach((entry, at) => {
+      if (entry.includes('{{')) return;
+      const path = `steps.${step.id}.attach[${at}]`;
+      if (!existsSync(inside(options.root, entry, path))) throw new LiteError('FILE_NOT_FOUND', `plan: ${path}: no file ${JSON.stringify(entry.slice(0, 80))} in the plan's folder`, { path });
+    });
   });
   const maxParallel = options.maxParallel ?? DEFAULT_MAX_PARALLEL;
   if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 1_000) throw new LiteError('USAGE', 'run: --max-parallel takes a whole number from 1 to 1000');

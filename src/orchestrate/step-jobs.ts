@@ -121,7 +121,7 @@ export function attachments(step: Step, scope: Scope): string[] {
 }
 
 /** `given` resolved inside `root`, or FORBIDDEN: a plan may not send files from elsewhere. */
-function inside(root: string, given: string, path: string): string {
+export function inside(root: string, given: string, path: string): string {
   const full = resolve(root, given);
   const real = existsSync(full) ? realpathSync(full) : full;
   const base = existsSync(root) ? realpathSync(root) : root;

@@ -1,6 +1,6 @@
 // `a2a-lite run` as a user runs it: the built binary against real `serve --exec` agents on
 // 127.0.0.1, with what ran checked at the agents (their log of starts, stops and cancels).
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliAsync } from '../cli/run-cli.js';
@@ -179,6 +179,28 @@ steps:
     const { code, stderr } = await run(dir, [plan]);
     expect(code).toBe(3);
     expect(stderr).toContain('INVALID_PLAN: plan: steps.second.text: {{steps.frist.text}} names no step of the plan');
+    expect(set.started(`echo ${tag}`)).toBe(0);
+  });
+
+  it.each([
+    ['a file outside the plan\'s folder', '../outside.txt', 6, 'FORBIDDEN: steps.first.attach[0]: "../outside.txt" lies outside the plan\'s folder'],
+    ['a file that is not there', 'missing.txt', 4, 'FILE_NOT_FOUND: plan: steps.first.attach[0]: no file "missing.txt"'],
+  ])('refuses to attach %s before anything is sent', async (_what, file, exit, message) => {
+    const tag = unique('attach');
+    const { dir, plan } = planIn(`
+steps:
+  - id: first
+    agent: ALPHA
+    text: echo ${tag}
+    attach: [${file}]
+`);
+    // The plan in a folder of its own, with a file beside that folder.
+    mkdirSync(join(dir, 'sub'));
+    renameSync(plan, join(dir, 'sub', 'plan.yaml'));
+    writeFileSync(join(dir, 'outside.txt'), 'secret');
+    const { code, stderr } = await run(dir, [join(dir, 'sub', 'plan.yaml')]);
+    expect(code).toBe(exit);
+    expect(stderr).toContain(message);
     expect(set.started(`echo ${tag}`)).toBe(0);
   });
 });
