@@ -9,10 +9,10 @@ import type { Command, Context } from '../context.js';
 import { printJson, printLine, table } from '../output.js';
 import { openStores } from '../stores.js';
 
-const LIST = { usage: 'a2a-lite runs list [--json]', help: 'Lists the plan runs of this home, newest first: id, state, plan name, when it started, and how many steps have ended. A run left "running" by a process that is gone shows as "stopped": continue it with a2a-lite run --resume RUN_ID.' };
+const LIST = { usage: 'a2a-lite runs list [--json]', help: 'Lists the plan runs of this home, newest first: id, state, plan name, when it started, and how many steps have ended. A run left "running" by a process that is gone shows as "stopped": continue it with a2a-lite run --resume RUN_ID.\n\nexample:\n  a2a-lite runs list --json' };
 const SHOW = {
   usage: 'a2a-lite runs show RUN_ID [--json]',
-  help: 'Shows one run: its plan, inputs, context id and output, and every step (each item of a fan-out) with its state, agent, attempts, task ids and answer or error. With --json, the run record and the step records as they are saved.',
+  help: 'Shows one run: its plan, inputs, context id and output, and every step (each item of a fan-out) with its state, agent, attempts, task ids and answer or error. With --json, the run record and the step records as they are saved.\n\nexample:\n  a2a-lite runs show 20261123-210501-k3x9q2',
 };
 
 export const command: Command = {
