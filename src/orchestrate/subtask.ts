@@ -5,6 +5,7 @@
 // subtask is followed by its task id and a "sending" one is sent again under the same
 // Idempotency-Key, so that no agent is given the same work twice.
 
+import { credentialFor, transportFor } from '../client/peer.js';
 import { sendTask, type SendResult } from '../client/send-task.js';
 import { newMessageId } from '../client/transport.js';
 import { LiteError, isLiteError } from '../errors.js';
@@ -143,6 +144,10 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
     return failed(job, ctx, `${(timeout.signal.reason as Error).message}${result.interrupted.cancelled ? '; cancelled at the agent' : ''}`);
   }
   if (result.timedOut !== undefined) return failed(job, ctx, result.timedOut.message);
+  // The cancel a timeout sent may have ended the stream with the task cancelled, as any end.
+  if (timeout.signal.aborted && !ctx.signal.aborted) {
+    return failed(job, ctx, `${(timeout.signal.reason as Error).message}${result.state === 'cancelled' ? '; cancelled at the agent' : ''}`);
+  }
   ctx.targets.answered(result.peer);
   const answer = answerOf(result, result.task);
   record.text = answer.text;
@@ -150,6 +155,10 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
   record.files = result.files.map((f) => ({ name: f.name, ...(f.path ? { path: f.path } : {}), ...(f.url ? { url: f.url } : {}) }));
   const state = result.task === undefined ? 'completed' : (result.state ?? 'failed');
   if (state === 'completed') return end(job, ctx, 'completed');
+  // Nobody in a plan can answer a question: the task is not left waiting at its agent.
+  if ((state === 'input-required' || state === 'auth-required') && result.task !== undefined) {
+    await transportFor(result.peer, credentialFor(result.peer, ctx.env, step.tokenEnv)).cancelTask(result.task.id).catch(() => undefined);
+  }
   const ended: StepEnd = state === 'rejected' || state === 'cancelled' || state === 'input-required' || state === 'auth-required' ? state : 'failed';
   return failed(job, ctx, `the agent ended task ${result.task?.id ?? ''} ${state}${answer.text ? `: ${firstLine(answer.text)}` : ''}`, ended);
 }

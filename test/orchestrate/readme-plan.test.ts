@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cli, cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
+import { inOrder } from '../../src/orchestrate/plan-check.js';
+import { parsePlan } from '../../src/orchestrate/plan-file.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 let server: ChildProcess | undefined;
@@ -22,6 +24,24 @@ function between(start: string, end: string): string {
   const to = readme.indexOf(end, from + start.length);
   return readme.slice(from + start.length, to);
 }
+
+describe('the plan in docs/orchestration.md', () => {
+  it('is read and checked as written, each step waiting for what it reads', () => {
+    const doc = readFileSync(new URL('../../docs/orchestration.md', import.meta.url), 'utf8');
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1] as string;
+    const plan = parsePlan(yaml, 'plan.yaml');
+    expect(plan.inputs).toEqual({ topic: { default: 'AI agent frameworks' }, audience: {} });
+    expect(inOrder(plan.steps).map((s) => `${s.id} after ${s.needs.join(',') || '-'}`)).toEqual([
+      'draft after -',
+      'review after draft',
+      'publish after draft,review',
+      'revise after review',
+      'translate after publish,revise,draft',
+    ]);
+    expect(plan.steps[0]).toMatchObject({ target: { skill: 'writing' }, timeoutMs: 300_000, retries: 2, backoffMs: 5_000, fallback: { agent: 'http://127.0.0.1:7440' } });
+    expect(plan.steps[4]?.each).toEqual({ kind: 'list', items: ['fr', 'de', 'zh'] });
+  });
+});
 
 describe('the README plan', () => {
   it('runs as written against the README agent', async () => {

@@ -165,6 +165,36 @@ steps:
     expect(events(stdout).at(-1)).toMatchObject({ type: 'run', state: 'failed', error: expect.stringContaining('step fragile ended failed') });
   });
 
+  it('cancels an attempt at its agent when it passes its timeout, and fails the step', async () => {
+    const tag = unique('timeout');
+    const { dir, plan } = planIn(`
+steps:
+  - id: slow
+    agent: ALPHA
+    text: sleep 20000 ${tag}
+    timeout: 1
+`);
+    const { code, stdout } = await run(dir, [plan, '--json']);
+    expect(code).toBe(10);
+    expect(events(stdout).find((e) => e.key === 'slow' && e.state === 'failed')).toMatchObject({ error: expect.stringContaining('timed out after 1 s; cancelled at the agent') });
+    expect(set.lines().filter((l) => l.event === 'cancel' && l.text === `sleep 20000 ${tag}`)).toHaveLength(1);
+  });
+
+  it('fans out over every known agent with a skill, one subtask each', async () => {
+    const tag = unique('agents');
+    const { dir, plan } = planIn(`
+steps:
+  - id: ask
+    each: { agents: review }
+    text: echo {{item.agent}} ${tag}
+`);
+    for (const agent of [alpha, beta]) expect((await cliAsync(['discover', agent.url], { home: join(dir, 'home') })).code).toBe(0);
+    const { code, stderr } = await run(dir, [plan]);
+    expect(code, stderr).toBe(0);
+    const starts = set.lines().filter((l) => l.event === 'start' && l.text.endsWith(tag));
+    expect(starts.map((l) => `${l.agent}: ${l.text}`).sort()).toEqual([`alpha: echo alpha ${tag}`, `beta: echo beta ${tag}`]);
+  });
+
   it('refuses a bad plan before anything is sent, naming the step and field', async () => {
     const tag = unique('bad');
     const { dir, plan } = planIn(`
