@@ -73,6 +73,7 @@ try {
       peakHeap = Math.max(peakHeap, now.heapUsed);
     }, 20);
     const started = process.hrtime.bigint();
+    const startedAt = Date.now();
     let lastSending = 0;
     const onEvent = (event) => {
       if (event.type === 'step' && event.state === 'sending') lastSending = Number(process.hrtime.bigint() - started) / 1e6;
@@ -81,7 +82,10 @@ try {
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     clearInterval(sampler);
     if (result.run.state !== 'completed') throw new Error(`the plan ${result.run.state}: ${result.run.error}`);
-    return { wallMs, lastSending, peak: result.peak, ...agentTimes(), rss: peakRss, rssGrowth: peakRss - before.rss, heapGrowth: peakHeap - before.heapUsed };
+    const times = agentTimes();
+    // From the plan's start to the first program's start, and from the last program's end to the plan's end.
+    const edges = { headMs: times.firstStart - startedAt, tailMs: startedAt + wallMs - times.lastEnd };
+    return { wallMs, lastSending, peak: result.peak, ...times, ...edges, rss: peakRss, rssGrowth: peakRss - before.rss, heapGrowth: peakHeap - before.heapUsed };
   }
 
   /** The same subtasks sent straight with the client library (sendAndFollow), no plan, no ledger. */
@@ -101,10 +105,9 @@ try {
   function agentTimes() {
     const times = readFileSync(log, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number));
     if (times.length !== subtasks) throw new Error(`the agents ran ${times.length} subtasks, not ${subtasks}`);
-    return {
-      longestMs: Math.max(...times.map(([s, e]) => (e - s) / 1e6)),
-      spanMs: (Math.max(...times.map(([, e]) => e)) - Math.min(...times.map(([s]) => s))) / 1e6,
-    };
+    const firstStart = Math.min(...times.map(([s]) => s)) / 1e6;
+    const lastEnd = Math.max(...times.map(([, e]) => e)) / 1e6;
+    return { longestMs: Math.max(...times.map(([s, e]) => (e - s) / 1e6)), spanMs: lastEnd - firstStart, firstStart, lastEnd };
   }
 
   const plans = [];
@@ -130,6 +133,8 @@ try {
     agentSpanMs: Math.round(median(plans, 'spanMs')),
     bareAgentSpanMs: Math.round(median(bares, 'spanMs')),
     lastSendMs: Math.round(median(plans, 'lastSending')),
+    headMs: Math.round(median(plans, 'headMs')),
+    tailMs: Math.round(median(plans, 'tailMs')),
     peakParallel: plans[0].peak,
     rssMB: Math.round(median(plans, 'rss') / 1e5) / 10,
     rssGrowthMB: Math.round(median(plans, 'rssGrowth') / 1e5) / 10,
@@ -143,6 +148,7 @@ try {
     console.log(
       `run vs. bare      the same sends with sendAndFollow alone: ${figures.bareWallMs} ms → the plan takes ${(100 * figures.overheadOverBare).toFixed(1)} % more; the agents' first start to last end: ${figures.agentSpanMs} ms under the plan, ${figures.bareAgentSpanMs} ms bare`,
     );
+    console.log(`run edges         plan start → first program start ${figures.headMs} ms; last program end → plan end ${figures.tailMs} ms`);
     console.log(`run memory        orchestrator RSS peak ${figures.rssMB} MB (+${figures.rssGrowthMB} MB during the run), heap +${figures.heapGrowthMB} MB`);
   }
 } finally {
