@@ -3,6 +3,7 @@
 // `needs` has no cycle. Also the inputs a run is given, against those the plan declares.
 
 import { LiteError } from '../errors.js';
+import { credentialShapes, isSecretName, looksLikeSecretValue } from '../secrets.js';
 import type { Plan, Step } from './plan.js';
 import { planError } from './plan-parse.js';
 import { TemplateError, referencesOf, type Reference } from './template.js';
@@ -49,6 +50,12 @@ export function checkPlan(plan: Plan): Plan {
     if (!ids.has(id)) throw planError(`output.files[${i}]`, `no step is named "${id}"`);
   });
   findCycle(plan.steps);
+  for (const step of plan.steps) {
+    for (const [field, text] of [['text', step.text], ['agent', 'agent' in step.target ? step.target.agent : ''], ...step.attach.map((a, i) => [`attach[${i}]`, a])] as const) {
+      const shapes = credentialShapes(text);
+      if (shapes.length > 0) throw planError(`steps.${step.id}.${field}`, `holds what looks like a credential (${shapes[0]}); a plan takes tokens from the environment: name the variable with tokenEnv`);
+    }
+  }
   return plan;
 }
 
@@ -132,9 +139,16 @@ export function resolveInputs(plan: Plan, given: Readonly<Record<string, string>
     out[key] = given[key] as string;
   }
   for (const [key, input] of Object.entries(plan.inputs)) {
-    if (out[key] !== undefined) continue;
-    if (input.default === undefined) throw new LiteError('USAGE', `run: the plan needs the input "${key}"; give it with --input ${key}=VALUE`, { input: key });
-    out[key] = input.default;
+    if (out[key] === undefined) {
+      if (input.default === undefined) throw new LiteError('USAGE', `run: the plan needs the input "${key}"; give it with --input ${key}=VALUE`, { input: key });
+      out[key] = input.default;
+    }
+    // A run's inputs are written to its state: a token has no place there, nor in a task's words.
+    const value = out[key] as string;
+    const shapes = credentialShapes(value);
+    if (shapes.length > 0 || (isSecretName(key) && looksLikeSecretValue(value))) {
+      throw new LiteError('USAGE', `run: the input "${key}" looks like a credential${shapes.length > 0 ? ` (${shapes[0]})` : ''}; a plan takes tokens from the environment: name the variable with tokenEnv in its steps`, { input: key });
+    }
   }
   return out;
 }

@@ -72,6 +72,7 @@ describe('reading a plan', () => {
     ['a negative timeout', plan(step({ timeout: -1 })), 'INVALID_PLAN steps.a.timeout: plan: steps.a.timeout: must be a number of seconds from 0 to 86400'],
     ['a token instead of its name', plan(step({ tokenEnv: 'sk-abc def' })), 'INVALID_PLAN steps.a.tokenEnv: plan: steps.a.tokenEnv: must be the name of an environment variable'],
     ['a fallback with neither', plan(step({ fallback: {} })), 'INVALID_PLAN steps.a.fallback: plan: steps.a.fallback: give the fallback an agent or a skill'],
+    ['a token in a step\'s words', plan(step({ text: 'use ghp_abcdefghijklmnopqrstuvwxyz0123456789' })), 'INVALID_PLAN steps.a.text: plan: steps.a.text: holds what looks like a credential (GitHub token)'],
     ['output files of a missing step', { ...plan(step({})), output: { files: ['b'] } }, 'INVALID_PLAN output.files[0]: plan: output.files[0]: no step is named "b"'],
   ])('refuses %s, naming the field', (_what, document, expected) => {
     expect(refusal(document)).toContain(expected);
@@ -82,6 +83,9 @@ describe('reading a plan', () => {
     expect(resolveInputs(read, { topic: 'x' })).toEqual({ topic: 'x', depth: '2' });
     expect(() => resolveInputs(read, {})).toThrow('the plan needs the input "topic"; give it with --input topic=VALUE');
     expect(() => resolveInputs(read, { topic: 'x', color: 'red' })).toThrow('the plan has no input "color"; its inputs are topic, depth');
+    expect(() => resolveInputs(read, { topic: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' })).toThrow('the input "topic" looks like a credential (GitHub token)');
+    const keyed = check({ inputs: ['apiKey'], steps: [step({ text: '{{inputs.apiKey}}' })] });
+    expect(() => resolveInputs(keyed, { apiKey: 'hunter2-secret' })).toThrow('the input "apiKey" looks like a credential; a plan takes tokens from the environment');
   });
 
   it('reads the same plan from YAML and from JSON', () => {

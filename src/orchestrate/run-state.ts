@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiteError, isLiteError } from '../errors.js';
 import { readJsonFile, replaceFileSoon, writeFileAtomic } from '../home/atomic-file.js';
+import { redactCredentials } from '../secrets.js';
 import type { Plan, StepEnd } from './plan.js';
 
 /** How a whole run stands. */
@@ -89,7 +90,7 @@ export class RunStore {
 
   saveRun(run: RunRecord): void {
     run.updatedAt = new Date().toISOString();
-    writeFileAtomic(join(this.folder(run.id), 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
+    writeFileAtomic(join(this.folder(run.id), 'run.json'), `${JSON.stringify(run, redacted, 2)}\n`);
   }
 
   /**
@@ -100,7 +101,7 @@ export class RunStore {
    */
   saveSubtask(runId: string, record: SubtaskRecord): Promise<void> {
     const path = join(this.folder(runId), 'steps', `${record.key}.json`);
-    const text = `${JSON.stringify(record)}\n`;
+    const text = `${JSON.stringify(record, redacted)}\n`;
     const written = (this.writes.get(path) ?? Promise.resolve()).then(() => replaceFileSoon(path, text));
     const settled = written.catch(() => undefined);
     this.writes.set(path, settled);
@@ -146,6 +147,14 @@ export class RunStore {
     mkdirSync(join(this.folder(run.id), 'steps'), { recursive: true });
     this.saveRun(run);
   }
+}
+
+/**
+ * Every text saved with credential shapes blanked out: an agent's answer may carry a token, and
+ * the run's files must not (the answer itself is kept in memory for the steps after it).
+ */
+function redacted(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? redactCredentials(value) : value;
 }
 
 function listFiles(dir: string): string[] {

@@ -195,6 +195,26 @@ steps:
     expect(starts.map((l) => `${l.agent}: ${l.text}`).sort()).toEqual([`alpha: echo alpha ${tag}`, `beta: echo beta ${tag}`]);
   });
 
+  it('keeps no credential an agent answered with in the run\'s files', async () => {
+    const tag = unique('leak');
+    const { dir, plan } = planIn(`
+steps:
+  - id: leaky
+    agent: ALPHA
+    text: leak ${tag}
+`);
+    const { code, stdout } = await run(dir, [plan]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`here: ghp_`);
+    const runs = join(dir, 'home', 'runs');
+    const runId = readdirSync(runs)[0] as string;
+    const saved = [readFileSync(join(runs, runId, 'run.json'), 'utf8'), readFileSync(join(runs, runId, 'steps', 'leaky.json'), 'utf8')];
+    for (const text of saved) {
+      expect(text).not.toContain('ghp_a1B2');
+      expect(text).toContain(`here: [redacted: GitHub token] ${tag}`);
+    }
+  });
+
   it('refuses a bad plan before anything is sent, naming the step and field', async () => {
     const tag = unique('bad');
     const { dir, plan } = planIn(`
