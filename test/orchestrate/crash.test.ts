@@ -106,6 +106,46 @@ steps:
     expect(set.started(`echo last slow ${tag}`)).toBe(1);
   });
 
+  it('--resume continues a fan-out killed midway: items that ended are kept, running ones followed, the rest sent once', async () => {
+    const tag = unique('fanresume');
+    const { dir, plan } = planIn(`
+steps:
+  - id: many
+    agent: ALPHA
+    each: [a, b, c, d, e, f]
+    text: sleep 700 {{item}} ${tag}
+`);
+    // Killed once one item has ended and others run, with two at most at once.
+    const killed = await new Promise<{ events: Array<Record<string, unknown>> }>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'run', plan, '--json', '--max-parallel', '2'], { cwd: dir, env: { ...process.env, A2A_LITE_HOME: join(dir, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const events: Array<Record<string, unknown>> = [];
+      let buffer = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n')) !== -1) {
+          events.push(JSON.parse(buffer.slice(0, end)) as Record<string, unknown>);
+          buffer = buffer.slice(end + 1);
+        }
+        const ended = events.filter((e) => e.step === 'many' && e.index !== undefined && e.state === 'completed').length;
+        if (ended >= 1 && events.some((e) => e.index !== undefined && e.state === 'running' && typeof e.task === 'string' && !events.some((f) => f.key === e.key && f.state === 'completed'))) child.kill('SIGKILL');
+      });
+      child.on('error', reject);
+      child.on('close', () => resolve({ events }));
+    });
+    const runId = killed.events[0]?.run as string;
+    const before = set.lines().filter((l) => l.event === 'start' && l.text.endsWith(tag)).length;
+    expect(before).toBeGreaterThanOrEqual(2);
+    expect(before).toBeLessThan(6);
+    const resumed = await cliAsync(['run', '--resume', runId, '--json', '--max-parallel', '2'], { home: join(dir, 'home'), cwd: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    for (const item of ['a', 'b', 'c', 'd', 'e', 'f']) expect(set.started(`sleep 700 ${item} ${tag}`), item).toBe(1);
+    expect(set.peak(tag)).toBeLessThanOrEqual(2);
+    const end = resumed.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).at(-1);
+    expect((end?.output as { text: string }).text.split('\n\n')).toHaveLength(6);
+  });
+
   it('refuses --resume of a run id that does not exist', async () => {
     const dir = tempHome('crash');
     const { code, stderr } = await cliAsync(['run', '--resume', '20260101-000000-abcdef'], { home: join(dir, 'home'), cwd: dir });

@@ -215,6 +215,27 @@ steps:
     }
   });
 
+  it('checks a plan with --check and prints the order of its steps, sending nothing', async () => {
+    const tag = unique('check');
+    const { dir, plan } = planIn(`
+steps:
+  - id: last
+    agent: ALPHA
+    text: echo {{steps.first.text}} {{steps.second.text}} ${tag}
+  - id: second
+    agent: ALPHA
+    needs: first
+    text: echo second ${tag}
+  - id: first
+    agent: ALPHA
+    text: echo first ${tag}
+`);
+    const { code, stdout } = await run(dir, [plan, '--check']);
+    expect(code).toBe(0);
+    expect(stdout).toBe('first\nsecond (after first)\nlast (after first, second)\n');
+    expect(set.lines().filter((l) => l.text.endsWith(tag))).toEqual([]);
+  });
+
   it('refuses a bad plan before anything is sent, naming the step and field', async () => {
     const tag = unique('bad');
     const { dir, plan } = planIn(`
