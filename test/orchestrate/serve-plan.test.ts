@@ -14,6 +14,8 @@ import { AgentSet } from './agents.js';
 const set = new AgentSet();
 let server: ChildProcess | undefined;
 let client: Client;
+let slowServer: ChildProcess | undefined;
+let slowClient: Client;
 const tag = `served-${Math.random().toString(36).slice(2, 8)}`;
 
 beforeAll(async () => {
@@ -39,22 +41,31 @@ output:
   files: [doc]
 `,
   );
-  server = spawn(process.execPath, [BIN, 'serve', '--home', join(set.dir, 'planner'), '--host', '127.0.0.1', '--port', '0', '--store', 'memory', '--json', '--plan', plan], { stdio: ['ignore', 'pipe', 'inherit'] });
+  [server, client] = await servePlan(plan, 'planner');
+  const slowPlan = join(set.dir, 'slow.yaml');
+  writeFileSync(slowPlan, `name: slow\ninputs: [text]\nsteps:\n  - id: wait\n    agent: ${alpha.url}\n    each: [a, b]\n    text: sleep 30000 {{item}} {{inputs.text}}\n`);
+  [slowServer, slowClient] = await servePlan(slowPlan, 'slow-planner');
+}, 30_000);
+
+/** Serves `plan` with `a2a-lite serve --plan` from a home of its own; the SDK client for it. */
+async function servePlan(plan: string, home: string): Promise<[ChildProcess, Client]> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--home', join(set.dir, home), '--host', '127.0.0.1', '--port', '0', '--store', 'memory', '--json', '--plan', plan], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    server?.stdout?.on('data', (chunk) => {
+    child.stdout?.on('data', (chunk) => {
       out += chunk;
       if (out.includes('\n')) resolve((JSON.parse(out.split('\n')[0] as string) as { url: string }).url);
     });
-    server?.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
   });
-  client = await new ClientFactory({ transports: [new JsonRpcTransportFactory()] }).createFromUrl(url);
-}, 30_000);
+  return [child, await new ClientFactory({ transports: [new JsonRpcTransportFactory()] }).createFromUrl(url)];
+}
 
 afterAll(async () => {
-  if (server !== undefined && server.exitCode === null) {
-    const gone = new Promise((resolve) => server?.once('exit', resolve));
-    server.kill('SIGTERM');
+  for (const child of [server, slowServer]) {
+    if (child === undefined || child.exitCode !== null) continue;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
     await gone;
   }
   await set.close();
@@ -86,6 +97,29 @@ describe('a2a-lite serve --plan', () => {
     expect(set.started(`sleep 600 A on agents ${tag}`)).toBe(1);
     expect(set.started(`sleep 600 B on agents ${tag}`)).toBe(1);
     expect(set.peak(tag)).toBe(2);
+  });
+
+  it('cancels every running subtask at its agent when the client cancels the task', async () => {
+    const tag = `cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const stream = slowClient.sendMessageStream(sendRequest(userMessage(tag)));
+    let taskId = '';
+    const running = new Set<string>();
+    for await (const event of stream) {
+      if (event.payload?.$case === 'task') taskId = event.payload.value.id;
+      if (event.payload?.$case === 'statusUpdate') {
+        taskId = event.payload.value.taskId;
+        const words = event.payload.value.status?.message?.parts[0]?.content;
+        if (words?.$case === 'text' && words.value === 'step wait: running') break;
+      }
+    }
+    // Both items have started at the agent (each logs its start before it can be cancelled).
+    for (let i = 0; i < 100 && set.lines().filter((l) => l.event === 'start' && l.text.endsWith(tag)).length < 2; i += 1) await new Promise((r) => setTimeout(r, 100));
+    for (const line of set.lines()) if (line.event === 'start' && line.text.endsWith(tag)) running.add(line.task);
+    expect(running.size).toBe(2);
+    const cancelled = await slowClient.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+    expect(cancelled.status?.state).toBe(5); // TASK_STATE_CANCELED
+    for (let i = 0; i < 100 && set.lines().filter((l) => l.event === 'cancel' && l.text.endsWith(tag)).length < 2; i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(new Set(set.lines().filter((l) => l.event === 'cancel' && l.text.endsWith(tag)).map((l) => l.task))).toEqual(running);
   });
 
   it('refuses a task that gives the plan nothing to work on', async () => {
