@@ -98,10 +98,22 @@ export async function runPlan(plan: Plan | unknown, options: RunOptions): Promis
   return execute(run, new Map(), runs, options, 'started');
 }
 
-/** Resumes run `id`, which an earlier process left unfinished; an ended run is given back as it is. */
+/**
+ * Resumes run `id`, which an earlier process left unfinished or which was interrupted (its
+ * cancelled steps start again); a run that completed or failed is given back as it is.
+ */
 export async function resumeRun(id: string, options: Omit<RunOptions, 'inputs' | 'root' | 'source'>): Promise<RunResult> {
   const runs = runStoreOf(options.stores);
   const { run, subtasks } = runs.load(id);
+  if (run.state === 'cancelled') {
+    for (const [key, record] of subtasks) {
+      if (record.state !== 'cancelled') continue;
+      // A fan-out keeps its items; a subtask starts over, remembering the tasks it made.
+      subtasks.set(key, record.items !== undefined ? { ...record, state: 'running' } : { ...fresh(key, record.step), ...(record.index === undefined ? {} : { index: record.index }), tasks: record.tasks });
+    }
+    run.state = 'running';
+    delete run.error;
+  }
   if (run.state !== 'running') return { run, subtasks: [...subtasks.values()], peak: 0 };
   if (isAlive(run.pid)) throw new LiteError('USAGE', `run ${id} is still being run by process ${run.pid}; stop it first (or wait for it)`, { run: id });
   run.pid = process.pid;

@@ -180,4 +180,32 @@ steps:
     const shown = JSON.parse((await cliAsync(['runs', 'show', runId, '--json'], { home: join(dir, 'home') })).stdout);
     expect(shown.steps.filter((s: { key: string }) => s.key.startsWith('wait.')).map((s: { state: string }) => s.state)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
+
+  it('--resume after Ctrl-C starts the cancelled steps again and finishes the run', async () => {
+    const tag = unique('again');
+    const { dir, plan } = planIn(`
+steps:
+  - id: first
+    agent: ALPHA
+    text: echo first ${tag}
+  - id: wait
+    agent: ALPHA
+    needs: first
+    text: sleep 1200 wait ${tag}
+  - id: last
+    agent: ALPHA
+    text: echo last {{steps.wait.text}}
+`);
+    const stopped = await runUntil(dir, plan, (events) => events.some((e) => e.key === 'wait' && e.progress === 50), 'SIGINT');
+    expect(stopped.code).toBe(130);
+    const runId = stopped.events[0]?.run as string;
+    const resumed = await cliAsync(['run', '--resume', runId], { home: join(dir, 'home'), cwd: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(set.started(`echo first ${tag}`)).toBe(1);
+    expect(set.started(`sleep 1200 wait ${tag}`)).toBe(2);
+    expect(set.lines().filter((l) => l.event === 'cancel' && l.text === `sleep 1200 wait ${tag}`)).toHaveLength(1);
+    expect(set.started(`echo last wait ${tag}`)).toBe(1);
+    const shown = JSON.parse((await cliAsync(['runs', 'show', runId, '--json'], { home: join(dir, 'home') })).stdout);
+    expect(shown.steps.find((s: { key: string }) => s.key === 'wait')).toMatchObject({ state: 'completed', tasks: [expect.any(String), expect.any(String)] });
+  });
 });

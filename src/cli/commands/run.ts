@@ -36,7 +36,8 @@ step and field. All subtasks share one context id, carry the ids of the tasks th
 The run's state is written as it goes under <home>/runs/<run id>/. After a crash or a kill,
 --resume RUN_ID continues it: finished steps are kept, running ones followed by their task id,
 and a step whose send may not have arrived is sent again under the same Idempotency-Key, so no
-agent gets the same work twice. Ctrl-C cancels every running subtask at its agent and exits.
+agent gets the same work twice. Ctrl-C cancels every running subtask at its agent and exits;
+--resume then starts the cancelled steps again.
 
 options:
   --input NAME=VALUE  a value for one of the plan's inputs (repeat)
