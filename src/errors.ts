@@ -29,6 +29,7 @@ export const ERROR_TABLE = {
   INVALID_MESSAGE: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A protocol message breaks a per-type rule.' },
   INVALID_CARD: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'An Agent Card breaks the schema.' },
   INVALID_JSON: { exit: 3, rpc: -32700, http: 400, status: 'INVALID_ARGUMENT', summary: 'A file or input is not valid JSON.' },
+  INVALID_PLAN: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A plan for a2a-lite run breaks a rule; the message names the step and field.' },
   CARD_REPLY_INCOMPLETE: {
     exit: 3,
     rpc: -32602,
@@ -42,6 +43,7 @@ export const ERROR_TABLE = {
   TASK_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, status: 'NOT_FOUND', reason: 'TASK_NOT_FOUND', summary: 'No task with that id in the ledger.' },
   // A2A has no code of its own for this; the spec and the official SDK answer -32001 too.
   PUSH_CONFIG_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, status: 'NOT_FOUND', reason: 'TASK_NOT_FOUND', summary: 'The task has no push notification config with that id.' },
+  RUN_NOT_FOUND: { exit: 4, rpc: -32001, http: 404, status: 'NOT_FOUND', summary: 'No plan run with that id in the home.' },
   FILE_NOT_FOUND: { exit: 4, rpc: -32602, http: 404, status: 'NOT_FOUND', summary: 'A file named on the command line does not exist.' },
   // Requests that contradict what is already stored.
   CARD_EXISTS: { exit: 5, rpc: -32600, http: 409, status: 'ABORTED', summary: 'A card is already there; pass --force to replace it.' },

@@ -57,3 +57,18 @@ export type { HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
 export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/connector.js';
 export { sendThroughHub, hubCandidates, discoverFromHub, type HubCandidate, type HubCallOptions } from './hub/hub-client.js';
 export { HUB_EXTENSION, HUB_TRAIL_ENV, type HubTrail } from './a2a/wire/hub-trail.js';
+export { openHomeStores, type Stores } from './home/stores.js';
+export {
+  runPlan,
+  resumeRun,
+  readPlanFile,
+  parsePlan,
+  RunStore,
+  type RunOptions,
+  type RunResult,
+  type RunRecord,
+  type SubtaskRecord,
+  type RunEvent,
+  type Plan,
+  type Step,
+} from './orchestrate/index.js';

@@ -8,7 +8,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { httpError, notA2A, peerError, read } from './peer-errors.js';
-import { numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
+import { idempotencyHeaders, numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
 
 interface RpcDialect {
   version: '1.0' | '0.3';
@@ -48,15 +48,15 @@ export class JsonRpc implements Transport {
   ) {}
 
   async send(message: TaskMessage, options: SendOptions = {}): Promise<SendResult> {
-    const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal, options.timeoutMs);
+    const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal, options.timeoutMs, idempotencyHeaders(options.idempotencyKey));
     const event = read(() => this.dialect.event(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };
     if (event.kind === 'message') return { kind: 'message', message: event.message };
     throw notA2A(this.target, `a ${this.dialect.methods.send} result holds a task or a message, not a ${event.kind} update`);
   }
 
-  stream(message: TaskMessage, signal?: AbortSignal): AsyncIterable<TaskEvent> {
-    return this.events(this.dialect.methods.stream, this.dialect.sendParams(message, false), signal);
+  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}): AsyncIterable<TaskEvent> {
+    return this.events(this.dialect.methods.stream, this.dialect.sendParams(message, false), signal, idempotencyHeaders(options.idempotencyKey));
   }
 
   async getTask(id: string, signal?: AbortSignal): Promise<Task> {
@@ -99,9 +99,9 @@ export class JsonRpc implements Transport {
     return { id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: withTenant }) };
   }
 
-  private async call(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<unknown> {
+  private async call(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number, headers: Record<string, string> = {}): Promise<unknown> {
     const { id, body } = this.request(method, params);
-    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'application/json' }, signal, false, timeoutMs);
+    const response = await this.http.post(this.target.url, body, { 'content-type': 'application/json', accept: 'application/json', ...headers }, signal, false, timeoutMs);
     return rpcResult(await this.reply(response), id, this.target, response.status);
   }
 

@@ -23,6 +23,8 @@ export interface FollowOptions {
   maxPauseMs?: number;
   /** Told when a stream broke and is being resumed (for a note on stderr). */
   onResume?(how: 'subscribe' | 'poll', error: unknown): void;
+  /** Sent as the `Idempotency-Key` of the send, so that sending again cannot start the work twice. */
+  idempotencyKey?: string;
 }
 
 /** How a send ended: the task as last seen (ended or waiting), or a message the agent answered with. */
@@ -49,7 +51,7 @@ export async function sendAndFollow(transport: Transport, message: TaskMessage, 
 async function send(transport: Transport, message: TaskMessage, options: FollowOptions, tracker: Tracker): Promise<Outcome> {
   if (options.stream) {
     try {
-      for await (const event of transport.stream(message, options.signal)) {
+      for await (const event of transport.stream(message, options.signal, options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey })) {
         if (event.kind === 'message' && tracker.task === undefined) {
           // The agent answered at once, without making a task.
           await options.onEvent(event, undefined);
@@ -70,7 +72,7 @@ async function send(transport: Transport, message: TaskMessage, options: FollowO
     return follow(transport, tracker, options);
   }
   // A blocking send may wait as long as the task runs: up to the deadline, not a request's limit.
-  const result = await transport.send(message, { returnImmediately: false, timeoutMs: Math.max(1_000, options.deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}) });
+  const result = await transport.send(message, { returnImmediately: false, timeoutMs: Math.max(1_000, options.deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}), ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }) });
   if (result.kind === 'message') {
     await options.onEvent({ kind: 'message', message: result.message }, undefined);
     return result;

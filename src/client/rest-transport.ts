@@ -6,7 +6,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { notA2A, peerError, read } from './peer-errors.js';
-import { numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
+import { idempotencyHeaders, numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
 
 export class RestV1 implements Transport {
   constructor(
@@ -16,15 +16,15 @@ export class RestV1 implements Transport {
 
   async send(message: TaskMessage, options: SendOptions = {}): Promise<SendResult> {
     const body = JSON.stringify({ message: messageToV1(message), configuration: { returnImmediately: options.returnImmediately === true } });
-    const result = await this.http.json(await this.checked(await this.http.post(this.url('/message:send'), body, this.headers(), options.signal, false, options.timeoutMs)));
+    const result = await this.http.json(await this.checked(await this.http.post(this.url('/message:send'), body, { ...this.headers(), ...idempotencyHeaders(options.idempotencyKey) }, options.signal, false, options.timeoutMs)));
     const event = read(() => eventFromV1(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };
     if (event.kind === 'message') return { kind: 'message', message: event.message };
     throw notA2A(this.target, `a message:send result holds a task or a message, not a ${event.kind} update`);
   }
 
-  stream(message: TaskMessage, signal?: AbortSignal): AsyncIterable<TaskEvent> {
-    return this.events('/message:stream', JSON.stringify({ message: messageToV1(message) }), signal);
+  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}): AsyncIterable<TaskEvent> {
+    return this.events('/message:stream', JSON.stringify({ message: messageToV1(message) }), signal, idempotencyHeaders(options.idempotencyKey));
   }
 
   async getTask(id: string, signal?: AbortSignal): Promise<Task> {

@@ -50,6 +50,18 @@ export interface SendRequest {
   env: NodeJS.ProcessEnv;
   /** Aborting stops following and cancels the task at the agent. */
   signal?: AbortSignal;
+  /** The agent, already resolved (a plan resolves each target once); `target` and `skill` then only describe it. */
+  peer?: Peer;
+  /** The message id, chosen beforehand so that it can be saved before the send (a plan's run state). */
+  messageId?: string;
+  /** Sent as the `Idempotency-Key`: sending again with the same key cannot start the work twice. */
+  idempotencyKey?: string;
+  /** The tasks this one builds on (A2A 1.0 Message.referenceTaskIds). */
+  referenceTaskIds?: readonly string[];
+  /** More parameters for the task message the ledger records (a plan's run and step). */
+  recordParams?: Record<string, string>;
+  /** Note in the agent's cache entry that it answered (default true; a plan notes it once per agent). */
+  markAnswered?: boolean;
 }
 
 export interface SendListener {
@@ -86,7 +98,9 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const note = listener.onNote ?? (() => {});
   let peer: Peer;
   let continued: TaskRecord | undefined;
-  if (request.reply === true) {
+  if (request.peer !== undefined) {
+    peer = request.peer;
+  } else if (request.reply === true) {
     continued = waitingTask(stores, request.task);
     peer = peerOf(stores.agents.get(continued.peer));
   } else if (request.target !== undefined) {
@@ -107,6 +121,8 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
 
   const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv));
   const message = buildMessage(text, attach, request.cwd, request.skill);
+  if (request.messageId !== undefined) message.messageId = request.messageId;
+  if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];
   // Sent from a program a hub's agent runs: the conversation's trail goes on, for the loop guard.
   const trail = trailFromEnv(request.env);
   if (trail !== undefined) message.metadata = { ...message.metadata, [HUB_EXTENSION]: trail };
@@ -118,6 +134,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const record = new RemoteRecord(stores, peer.id, note);
   const outgoing: Message = { type: 'task', params: {}, body: text, attachments: attach.map((f) => basename(f)) };
   if (request.skill) outgoing.params.skill = request.skill;
+  Object.assign(outgoing.params, request.recordParams);
   let recorded = false;
   let current: Task | undefined;
   // An abort cancels the task at the agent first, and stops following only once the agent has
@@ -150,6 +167,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
       stream: request.stream !== false && peer.access.streaming,
       signal,
       deadline: Date.now() + request.waitMs,
+      ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       onEvent: (event, task) => {
         current = task;
         if (!recorded && task !== undefined) {
@@ -185,7 +203,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   }
   outer.removeEventListener('abort', onAbort);
   try {
-    markAnswered(stores.agents, peer);
+    if (request.markAnswered !== false) markAnswered(stores.agents, peer);
   } catch {
     // Routing works without it.
   }

@@ -26,6 +26,11 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Milliseconds this call may take, instead of the transport's (a blocking send waits long). */
   timeoutMs?: number;
+  /**
+   * Sent as the `Idempotency-Key` header: an agent that keeps keys (docs/reliability.md) answers
+   * a send repeated with the same key with the first send's task instead of starting again.
+   */
+  idempotencyKey?: string;
 }
 
 /** What SendMessage gives back: the task, or a direct message (an agent may answer without one). */
@@ -34,7 +39,7 @@ export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; messa
 export interface Transport {
   readonly target: RemoteInterface;
   send(message: TaskMessage, options?: SendOptions): Promise<SendResult>;
-  stream(message: TaskMessage, signal?: AbortSignal): AsyncIterable<TaskEvent>;
+  stream(message: TaskMessage, signal?: AbortSignal, options?: Pick<SendOptions, 'idempotencyKey'>): AsyncIterable<TaskEvent>;
   getTask(id: string, signal?: AbortSignal): Promise<Task>;
   cancelTask(id: string, signal?: AbortSignal): Promise<Task>;
   /**
@@ -56,6 +61,11 @@ export function numbered(event: TaskEvent, sseId: string): TaskEvent {
 /** The header that asks for the events after `after`, when there is one. */
 export function resumeHeaders(after: number | undefined): Record<string, string> {
   return after === undefined ? {} : { 'last-event-id': String(after) };
+}
+
+/** The header carrying an idempotency key, when there is one. */
+export function idempotencyHeaders(key: string | undefined): Record<string, string> {
+  return key === undefined ? {} : { 'idempotency-key': key };
 }
 
 /** A new message id. */

@@ -38,10 +38,13 @@ export interface ListFilter {
 export class FileTaskLedger {
   readonly dir: string;
   private readonly now: () => Date;
+  private readonly durable: boolean;
 
-  constructor(dir: string, options: { now?: () => Date } = {}) {
+  /** `durable: false`: versions are not flushed to disk one by one (see WriteOptions). */
+  constructor(dir: string, options: { now?: () => Date; durable?: boolean } = {}) {
     this.dir = dir;
     this.now = options.now ?? (() => new Date());
+    this.durable = options.durable ?? true;
   }
 
   /**
@@ -129,7 +132,7 @@ export class FileTaskLedger {
       const version = (current?.version ?? 0) + 1;
       makeDir(folder);
       const stored: StoredVersion = { summary: applied.summary, entry: applied.entry };
-      if (createFileAtomic(join(folder, versionFile(version)), `${JSON.stringify(stored)}\n`)) {
+      if (createFileAtomic(join(folder, versionFile(version)), `${JSON.stringify(stored)}\n`, { durable: this.durable })) {
         if (version === 1 || version % 64 === 0) this.sweepTemps(folder);
         return applied;
       }

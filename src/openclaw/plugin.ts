@@ -12,17 +12,19 @@ import { agentOfSession, storesFor, workspaceOf } from './place.js';
 import { makeTool, type ToolSpec } from './tool-kit.js';
 import { localTools } from './tools-local.js';
 import { remoteTools } from './tools-remote.js';
+import { runTools } from './tools-run.js';
 
 export const PLUGIN_ID = 'a2a-lite';
 
 /** Every tool's name, as the manifest's `contracts.tools` lists them. */
-export const TOOL_NAMES = [...localTools(() => never()), ...remoteTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false })].map((t) => t.name);
+export const TOOL_NAMES = [...localTools(() => never()), ...remoteTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false }), ...runTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false })].map((t) => t.name);
 
 /** The tools for one run of an agent (its workspace decides the home). */
 export function toolsFor(config: PluginConfig, context: ToolContext, api: Pick<HostApi, 'config' | 'runtime'>, env: NodeJS.ProcessEnv = process.env): AgentTool[] {
   const workspace = context.workspaceDir ?? workspaceOf(api as HostApi, context.agentId ?? agentOfSession(context.sessionKey));
   const open = () => storesFor(config, workspace, env);
-  const specs: ToolSpec[] = [...localTools(open), ...remoteTools(open, { workspace, env, allowPrivateNetworks: config.allowPrivateNetworks })];
+  const settings = { workspace, env, allowPrivateNetworks: config.allowPrivateNetworks };
+  const specs: ToolSpec[] = [...localTools(open), ...remoteTools(open, settings), ...runTools(open, settings)];
   return specs.map(makeTool);
 }
 

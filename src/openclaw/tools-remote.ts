@@ -140,7 +140,7 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
 }
 
 /** Refuses an agent URL on a network the settings do not allow (a link-local metadata address never). */
-async function checkAddress(url: string, settings: RemoteSettings): Promise<void> {
+export async function checkAddress(url: string, settings: RemoteSettings): Promise<void> {
   try {
     // Link-local addresses hold cloud metadata services: never, whatever the settings.
     await checkWebhook(url, { allowPrivateNetworks: settings.allowPrivateNetworks, allowLinkLocal: false });
@@ -151,17 +151,17 @@ async function checkAddress(url: string, settings: RemoteSettings): Promise<void
 }
 
 /** The real path of an attachment, which must lie inside the workspace (links followed). */
-function insideWorkspace(file: string, workspace: string | undefined): string {
-  if (workspace === undefined) throw new LiteError('FORBIDDEN', 'a2a_lite_send: this run has no workspace, so no file may be attached');
+export function insideWorkspace(file: string, workspace: string | undefined, tool = 'a2a_lite_send'): string {
+  if (workspace === undefined) throw new LiteError('FORBIDDEN', `${tool}: this run has no workspace, so no file may be read from it`);
   let real: string;
   let root: string;
   try {
     root = realpathSync(workspace);
     real = realpathSync(resolve(root, file));
   } catch {
-    throw new LiteError('FILE_NOT_FOUND', `a2a_lite_send: no file ${file} in the workspace`, { file });
+    throw new LiteError('FILE_NOT_FOUND', `${tool}: no file ${file} in the workspace`, { file });
   }
   const rel = relative(root, real);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new LiteError('FORBIDDEN', `a2a_lite_send: ${file} lies outside the workspace; only files inside it may be sent`, { file });
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new LiteError('FORBIDDEN', `${tool}: ${file} lies outside the workspace; only files inside it may be used`, { file });
   return real;
 }

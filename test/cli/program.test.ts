@@ -20,6 +20,7 @@ const COMMANDS: string[][] = [
   ['card', 'init'], ['card', 'validate'], ['card', 'show'],
   ['agents', 'add'], ['agents', 'list'], ['agents', 'show'], ['agents', 'remove'],
   ['tasks', 'new'], ['tasks', 'record'], ['tasks', 'list'], ['tasks', 'show'],
+  ['run'], ['runs', 'list'], ['runs', 'show'],
 ];
 
 describe('the a2a-lite program', () => {
@@ -45,7 +46,7 @@ describe('the a2a-lite program', () => {
   it('names an unknown command', () => {
     const { code, stderr } = cli(['fly']);
     expect(code).toBe(2);
-    expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, discover, send, serve, hub, demo (see a2a-lite --help)\n');
+    expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, discover, send, run, runs, serve, hub, demo (see a2a-lite --help)\n');
   });
 });
 
@@ -161,8 +162,16 @@ describe('a2a-lite demo (over HTTP)', () => {
       '[附件: report.md]',
       'Mexico → 佳佳:\n[A2A:result task=',
       '附件：report.md（',
+      'you run a plan',
+      'send.0: sending at mexico',
+      'send.1: sending at mexico',
+      'send.2: sending at mexico',
+      'confirm: completed at mexico task=',
+      '已确认：3 封邮件都已发出。',
+      'completed; its output:',
       'your ledger:',
       'completed',
+      'your plan:',
       'downloaded:',
     ];
     expectInOrder(stdout, order);
@@ -173,10 +182,14 @@ describe('a2a-lite demo (over HTTP)', () => {
     // Each agent served from a SQLite home of its own, and Mexico received the attachment.
     expect(existsSync(join(homes, 'jiajia', 'a2a-lite.db'))).toBe(true);
     expect(existsSync(join(homes, 'mexico', 'a2a-lite.db'))).toBe(true);
+    // One e-mail task from 佳佳, three from the plan's fan-out (one per recipient) and its
+    // confirmation: each of the four with the report got it whole.
     const mexicoWork = join(homes, 'mexico', 'work');
     const folders = readdirSync(mexicoWork);
-    expect(folders).toHaveLength(1);
-    expect(readFileSync(join(mexicoWork, folders[0] as string, 'report.md'), 'utf8')).toBe(readFileSync(saved, 'utf8'));
+    expect(folders).toHaveLength(5);
+    const reports = folders.filter((f) => existsSync(join(mexicoWork, f, 'report.md')));
+    expect(reports).toHaveLength(4);
+    for (const folder of reports) expect(readFileSync(join(mexicoWork, folder, 'report.md'), 'utf8')).toBe(readFileSync(saved, 'utf8'));
     rmSync(homes, { recursive: true, force: true });
   });
 
@@ -188,5 +201,6 @@ describe('a2a-lite demo (over HTTP)', () => {
     expect(report.email).toMatchObject({ peer: 'mexico', role: 'requester', state: 'completed', skill: 'email' });
     expect(report.files).toHaveLength(1);
     expect(Object.keys(report.agents).sort()).toEqual(['jiajia', 'mexico']);
+    expect(report.plan).toMatchObject({ state: 'completed', output: '已确认：3 封邮件都已发出。\n（演示：邮件没有真正发出。）' });
   });
 });

@@ -178,6 +178,29 @@ describe('the a2a-lite OpenClaw plugin', () => {
     const escape = await call(open.tools, 'a2a_lite_send', { target: server.info.url, text: 'x', attachments: ['sub/../../'] });
     expect(escape.details.ok).toBe(false);
   });
+
+  it('runs a plan from the workspace with a2a_lite_run: steps as progress, the output and its file as the answer', async () => {
+    const server = await agent();
+    const { tools, workspace } = setup({ allowPrivateNetworks: true });
+    writeFileSync(
+      join(workspace, 'plan.yaml'),
+      `inputs: [topic]\nsteps:\n  - id: look\n    agent: ${server.info.url}\n    text: look into {{inputs.topic}}\n`,
+    );
+    const ran = await call(tools, 'a2a_lite_run', { plan: 'plan.yaml', inputs: { topic: 'agents' } });
+    expect(ran.details).toMatchObject({ ok: true, state: 'completed', output: 'done: report' });
+    expect(ran.updates).toEqual(expect.arrayContaining(['look: sending', 'look: completed']));
+    const [file] = ran.details.files as { name: string; path: string }[];
+    expect(readFileSync(file?.path ?? '', 'utf8')).toBe('# report for ');
+    const shown = await call(tools, 'a2a_lite_run', { resume: ran.details.run });
+    expect(shown.details).toMatchObject({ state: 'completed', run: ran.details.run });
+
+    const strict = setup();
+    writeFileSync(join(strict.workspace, 'plan.yaml'), `steps:\n  - id: look\n    agent: ${server.info.url}\n    text: hi\n`);
+    const refused = await call(strict.tools, 'a2a_lite_run', { plan: 'plan.yaml' });
+    expect(refused.details).toMatchObject({ ok: true, state: 'failed' });
+    expect(refused.text).toContain('FORBIDDEN: the agent URL is refused');
+    expect((await call(strict.tools, 'a2a_lite_run', { plan: '../../etc/passwd' })).text).toMatch(/^a2a-lite: (FORBIDDEN|FILE_NOT_FOUND)/);
+  });
 });
 
 describe('the plugin hooks', () => {

@@ -1,7 +1,8 @@
 // `a2a-lite demo` over real HTTP: 佳佳 and Mexico each run `a2a-lite serve` on a loopback port
 // with a small deterministic program (src/cli/demo/) and a SQLite home of their own. The demo asks
 // 佳佳 for a research report; 佳佳's program writes it, discovers Mexico and has it e-mail the
-// report (with `a2a-lite discover` and `a2a-lite send`); the report comes back as a file.
+// report (with `a2a-lite discover` and `a2a-lite send`); the report comes back as a file. Then a
+// plan sends it to three people at once through Mexico (demo-plan.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import type { Context } from '../context.js';
 import { printLine } from '../output.js';
 import { RemoteOutput } from '../remote-output.js';
 import { openStores } from '../stores.js';
+import { playPlan } from './demo-plan.js';
 
 const CLI = fileURLToPath(new URL('../bin.js', import.meta.url));
 const HANDLERS = fileURLToPath(new URL('../demo/', import.meta.url));
@@ -41,6 +43,8 @@ export interface HttpDemoReport {
   /** The task 佳佳 gave Mexico, as 佳佳's ledger has it. */
   email: TaskRecord;
   files: string[];
+  /** The plan the demo ran last. */
+  plan: { run: string; state: string; output: string };
 }
 
 /** Plays the example over HTTP in `root`; every server is stopped before it returns. */
@@ -104,16 +108,24 @@ export async function playOverHttp(root: string, context: Context, json: boolean
     }
     if (emailRecord.state !== 'completed') throw new LiteError('INTERNAL', `Mexico's task ended ${emailRecord.state}`);
 
+    heading('you run a plan: the report to three people at once, then a confirmation');
+    const report = files.find((f) => f.endsWith('report.md'));
+    if (report === undefined) throw new LiteError('INTERNAL', '佳佳 sent no report.md');
+    const plan = await playPlan(stores, root, report, mexico.url, context, json, say);
+    say();
+
     const research = stores.tasks.get(result.task.id, result.peer.id);
     heading('at the end');
     say(`  your ledger:  ${research.id}  asked ${research.peer}  ${research.state}  (${research.history.length} messages)`);
     say(`  佳佳's ledger: ${emailRecord.id}  asked ${emailRecord.peer}  ${emailRecord.state}  (${emailRecord.history.length} messages)`);
+    say(`  your plan:    run ${plan.id} ${plan.state}  (a2a-lite runs show ${plan.id})`);
     for (const file of files) say(`  downloaded:   ${file} (${readFileSync(file).length} bytes)`);
     return {
       agents: Object.fromEntries(served.map((s) => [s.id, { url: s.url, home: s.home }])),
       research,
       email: emailRecord,
       files,
+      plan: { run: plan.id, state: plan.state, output: plan.output?.text ?? '' },
     };
   } finally {
     await Promise.all(served.map((s) => stop(s.child)));

@@ -31,6 +31,8 @@ and Mexico (OpenClaw, email) each run \`a2a-lite serve\` on a loopback port with
 deterministic program and a SQLite home of their own. You ask 佳佳 for a research report;
 佳佳's program writes it, discovers Mexico and has it e-mail the report (with a2a-lite
 discover and send); the report comes back to you as a file. Every event prints as A2A-Lite.
+Last, a plan (a2a-lite run) sends the report to three people at once through Mexico, a
+parallel fan-out, then has Mexico confirm.
 
 With --chat, the same example as chat text instead: 佳佳 discovers Mexico, caches its card,
 sends it an e-mail task with an attachment, and Mexico accepts and completes it; each message

@@ -28,9 +28,10 @@ import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, startHubConnection } from './serve-hub.js';
+import { servedPlan } from './serve-plan.js';
 
 export const command: Command = {
-  usage: 'a2a-lite serve --exec CMD [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [--task-ttl D] [options]',
+  usage: 'a2a-lite serve --exec CMD|--plan PLAN [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [--task-ttl D] [options]',
   help: `Serves this agent over Google's A2A protocol (1.0 JSON-RPC with streaming). Every new task
 runs CMD in the task's own folder (<home>/work/<task id>/): the conversation arrives on stdin
 as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] lines for progress,
@@ -44,6 +45,9 @@ Idempotency-Key gets the first send's task (docs/reliability.md).
 options:
   --exec CMD              the program to run for each task (a shell command; paths in it are
                           relative to where serve starts, the program runs in the task's folder)
+  --plan PLAN             instead of a program, run this plan (a2a-lite run --help) for each
+                          task: the task's text and data are its inputs, its steps are status
+                          updates, its output the result; --max-parallel N caps its subtasks
   --card FILE             the card to serve (default: the home's agent-card.json)
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port)
   --base-url URL          the address clients use, when it differs (behind a proxy)
@@ -94,6 +98,8 @@ examples:
   async run(args, context) {
     const { values, positionals } = parseOptions('serve', args, {
       exec: { type: 'string' },
+      plan: { type: 'string' },
+      'max-parallel': { type: 'string' },
       card: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
@@ -116,7 +122,8 @@ examples:
       ...HUB_OPTIONS,
     });
     atMost('serve', positionals, 0);
-    const commandLine = required('serve', values.exec, '--exec CMD');
+    if (values.exec !== undefined && values.plan !== undefined) throw new LiteError('USAGE', 'serve: give --exec CMD or --plan PLAN, not both');
+    const commandLine = values.plan === undefined ? required('serve', values.exec, '--exec CMD (or --plan PLAN)') : '';
     const port = values.port === 'none' ? undefined : wholeNumber('--port', values.port ?? '7331', 65535);
     const timeoutSeconds = wholeNumber('--timeout', values.timeout ?? '600', 86_400);
     const maxBodyBytes = wholeNumber('--max-body', values['max-body'] ?? String(4 * 1024 * 1024), 1024 * 1024 * 1024);
@@ -133,9 +140,11 @@ examples:
 
     const auth = authFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
-    const card = values.card === undefined ? loadOwnCard(values, context) : await cardFrom(values.card, context);
+    const stores = openStores(values, context);
+    const { home, paths } = stores;
+    const plan = values.plan === undefined ? undefined : servedPlan(values.plan, values['max-parallel'], values, stores, context);
+    const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
     const hub = hubFlags(values, card.agent.id, context);
-    const { home, paths } = openStores(values, context);
     const store = await openStore(storeKind, paths.database);
     // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
     const recovered = await store.recoverInterrupted('the server stopped before this task ended');
@@ -147,7 +156,7 @@ examples:
       card,
       store,
       // The program runs in each task's folder: paths written relative to here are made absolute.
-      onTask: execHandler({ command: resolveCommand(commandLine, context.cwd), workRoot, timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
+      onTask: plan?.onTask ?? execHandler({ command: resolveCommand(commandLine, context.cwd), workRoot, timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
       ...(Object.keys(retention.rules).length === 0 ? {} : { retention: retention.rules }),
     });
     // A deleted task's folder goes with it.

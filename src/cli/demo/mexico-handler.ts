@@ -20,9 +20,16 @@ const files = (request?.attachments ?? []).map((name) => {
     return `${name}（未收到）`;
   }
 });
-const body = [
-  '邮件已发给鲁伊科斯塔 <rui.costa@example.com>，主题「AI 代理调研报告」。',
-  files.length > 0 ? `附件：${files.join('、')}。` : '没有附件。',
-  '（演示：邮件没有真正发出。）',
-].join('\n');
+// The recipient is named in the task ("…发给安娜。"); 鲁伊科斯塔 unless another is. A task asking
+// to confirm (the demo plan's last step) counts the e-mails its text reports as sent.
+const words = request?.body ?? '';
+const who = /^把这份调研报告发给(.+?)。/.exec(words)?.[1] ?? '鲁伊科斯塔';
+const sent = words.split('邮件已发给').length - 1;
+const body = words.startsWith('请确认')
+  ? `已确认：${sent} 封邮件都已发出。\n（演示：邮件没有真正发出。）`
+  : [
+      `邮件已发给${who}${who === '鲁伊科斯塔' ? ' <rui.costa@example.com>' : ''}，主题「AI 代理调研报告」。`,
+      files.length > 0 ? `附件：${files.join('、')}。` : '没有附件。',
+      '（演示：邮件没有真正发出。）',
+    ].join('\n');
 say(format({ type: 'result', params: { task, state: 'completed' }, body, attachments: [] }));

@@ -1,0 +1,86 @@
+// Turning a step's target into the agent to call: a URL (its card fetched and cached once per
+// run), a known agent's id, or a skill chosen among the known agents; and the agents a
+// fan-out over a skill runs on.
+
+import { chooseBySkill, isUrl, markAnswered, peerOf, resolvePeer, type Peer } from '../client/peer.js';
+import { LiteError } from '../errors.js';
+import type { Stores } from '../home/stores.js';
+import type { Target } from './plan.js';
+
+/** One agent of a fan-out over a skill, as `{{item}}` shows it. */
+export interface AgentItem {
+  agent: string;
+  name: string;
+  url: string;
+}
+
+/** The peers of one run, each resolved once. */
+export class Targets {
+  private readonly known = new Map<string, Promise<Peer>>();
+  private readonly answering = new Map<string, Peer>();
+
+  constructor(
+    private readonly stores: Stores,
+    /** Refuses an address the caller may not call (the OpenClaw tool's network rules). */
+    private readonly checkUrl: (url: string) => Promise<void> = async () => {},
+  ) {}
+
+  /** The peer `target` names (`agent` already rendered). */
+  peer(target: Target): Promise<Peer> {
+    const key = 'agent' in target ? `agent:${target.agent}` : `skill:${target.skill}`;
+    let found = this.known.get(key);
+    if (found === undefined) {
+      found = this.resolve(target);
+      this.known.set(key, found);
+      // A failure is not kept: the next attempt asks again (the agent may be up by then).
+      found.catch(() => this.known.delete(key));
+    }
+    return found;
+  }
+
+  /** Notes that `peer` answered; the cache hears of it once per run, in `markAnswered`. */
+  answered(peer: Peer): void {
+    this.answering.set(peer.id, peer);
+  }
+
+  /** Notes in the cache, once for each agent, that it answered (routing by skill prefers those). */
+  markAnswered(): void {
+    for (const peer of this.answering.values()) {
+      try {
+        markAnswered(this.stores.agents, peer);
+      } catch {
+        // Routing works without it.
+      }
+    }
+  }
+
+  private async resolve(target: Target): Promise<Peer> {
+    if ('skill' in target) return chooseBySkill(this.stores.agents, target.skill).peer;
+    if (isUrl(target.agent)) {
+      await this.checkUrl(target.agent);
+      return resolvePeer(target.agent, this.stores.agents);
+    }
+    if (this.stores.agents.find(target.agent) === undefined) {
+      throw new LiteError('AGENT_NOT_FOUND', `"${target.agent}" is neither a URL nor a known agent; give a URL, or an id from a2a-lite agents list`, { agent: target.agent });
+    }
+    return peerOf(this.stores.agents.get(target.agent));
+  }
+}
+
+/** Every known agent that can be called and offers `skill`, by id. */
+export function agentsWithSkill(stores: Stores, skill: string): AgentItem[] {
+  return stores.agents
+    .list({ skill })
+    .filter((a) => a.cache.a2a !== undefined)
+    .map((a) => ({ agent: a.card.agent.id, name: a.card.agent.name, url: a.cache.a2a?.interfaces[0]?.url ?? '' }))
+    .sort((a, b) => a.agent.localeCompare(b.agent));
+}
+
+/** Checks, before anything is sent, that a literal target names something that can be called. */
+export function checkTarget(stores: Stores, target: Target, path: string): string | undefined {
+  if ('skill' in target) {
+    return agentsWithSkill(stores, target.skill).length === 0 ? `${path}: no known A2A agent offers the skill "${target.skill}"; find one with: a2a-lite discover URL` : undefined;
+  }
+  if (target.agent.includes('{{') || isUrl(target.agent)) return undefined;
+  return stores.agents.find(target.agent) === undefined ? `${path}: "${target.agent}" is neither a URL nor a known agent (a2a-lite agents list)` : undefined;
+}
