@@ -11,8 +11,11 @@ import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent, type Agent } from '../src/runtime/agent.js';
 import { listen, type Listening } from '../src/serve/node-http.js';
 import { openSqliteTaskStore } from '../src/store/sqlite/task-store.js';
+import { openTransport } from '../src/client/open-transport.js';
+import { sendAndFollow } from '../src/client/remote-task.js';
 import { cli } from './cli/run-cli.js';
 import { killHard, startServe } from './faults/serve-process.js';
+import { cuttingProxy } from './fixtures/cutting-proxy.js';
 import { tempHome } from './fixtures/home.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -222,6 +225,56 @@ describe('an Idempotency-Key across SIGKILL and a restart of a2a-lite serve', ()
       expect(readFileSync(runs, 'utf8')).toBe('run\n');
     } finally {
       await killHard(second);
+    }
+  });
+});
+
+describe('the client sends again under the same key when the answer is lost', () => {
+  // The proxy lets the send reach the agent, then cuts the connection before a byte of the answer.
+  it.each([
+    ['a blocking send', 'SendMessage"', false],
+    ['a stream', 'SendStreamingMessage', true],
+  ])('%s: the agent runs the task once and the client gets it', async (_what, when, stream) => {
+    const served = await serve();
+    const proxy = await cuttingProxy(new URL(served.url).port, { afterEvents: 0, when, dropAnswer: true });
+    try {
+      const transport = openTransport({ url: `${proxy.url}/jsonrpc`, binding: 'JSONRPC', version: '1.0' });
+      const tries: string[] = [];
+      const outcome = await sendAndFollow(transport, { messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'lost answer' }] }, {
+        stream,
+        deadline: Date.now() + 20_000,
+        pauseMs: 20,
+        idempotencyKey: crypto.randomUUID(),
+        onResume: (how) => tries.push(how),
+        onEvent: () => undefined,
+      });
+      expect(proxy.cuts).toBe(1);
+      expect(tries).toEqual(['send']);
+      expect(outcome).toMatchObject({ kind: 'task', task: { status: { state: 'completed' } } });
+      expect(served.runs.tasks).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('does not send again without a key: the agent might have taken it', async () => {
+    const served = await serve();
+    const proxy = await cuttingProxy(new URL(served.url).port, { afterEvents: 0, when: 'SendMessage"', dropAnswer: true });
+    try {
+      const transport = openTransport({ url: `${proxy.url}/jsonrpc`, binding: 'JSONRPC', version: '1.0' });
+      const tries: string[] = [];
+      const sent = sendAndFollow(transport, { messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'lost answer' }] }, {
+        stream: false,
+        deadline: Date.now() + 20_000,
+        onResume: (how) => tries.push(how),
+        onEvent: () => undefined,
+      });
+      await expect(sent).rejects.toMatchObject({ code: 'PEER_UNREACHABLE' });
+      expect(tries).toEqual([]);
+      // It reached the agent all the same: which is why only a key makes a second send safe.
+      expect(served.runs.tasks).toBe(1);
+    } finally {
+      await proxy.close();
     }
   });
 });

@@ -21,10 +21,12 @@ export interface FollowOptions {
   /** First pause before resubscribing or polling again; it doubles up to `maxPauseMs`. */
   pauseMs?: number;
   maxPauseMs?: number;
-  /** Told when a stream broke and is being resumed (for a note on stderr). */
-  onResume?(how: 'subscribe' | 'poll', error: unknown): void;
+  /** Told when a stream broke and is being resumed, or a send is tried again (for a note on stderr). */
+  onResume?(how: 'subscribe' | 'poll' | 'send', error: unknown): void;
   /** Sent as the `Idempotency-Key` of the send, so that sending again cannot start the work twice. */
   idempotencyKey?: string;
+  /** With a key: how often a send that failed before naming a task is sent again (default 2). */
+  sendRetries?: number;
 }
 
 /** How a send ended: the task as last seen (ended or waiting), or a message the agent answered with. */
@@ -42,10 +44,30 @@ export async function sendAndFollow(transport: Transport, message: TaskMessage, 
   const tracker = new Tracker(given, message.taskId !== undefined);
   const { options, done } = withDeadline(given, tracker);
   try {
-    return await send(transport, message, options, tracker);
+    // A failed send is tried again only under its key: the agent then takes it once, whether or
+    // not the first one reached it.
+    const retries = options.idempotencyKey === undefined ? 0 : (options.sendRetries ?? 2);
+    let pause = options.pauseMs ?? 250;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await send(transport, message, options, tracker);
+      } catch (error) {
+        if (attempt >= retries || tracker.task !== undefined || options.signal?.aborted || !worthResending(error)) throw error;
+        options.onResume?.('send', error);
+        await sleep(pause, options.signal);
+        pause = Math.min(pause * 2, options.maxPauseMs ?? 5_000);
+      }
+    }
   } finally {
     done();
   }
+}
+
+/** A send that never reached the agent, or that a proxy or hub in front of it could not pass on. */
+function worthResending(error: unknown): boolean {
+  if (!isLiteError(error)) return false;
+  if (error.code === 'PEER_UNREACHABLE') return error.details?.deadline !== true;
+  return error.code === 'PEER_ERROR' && [502, 503, 504].includes(error.details?.status as number);
 }
 
 async function send(transport: Transport, message: TaskMessage, options: FollowOptions, tracker: Tracker): Promise<Outcome> {

@@ -3,14 +3,13 @@
 // message (text and attached files), follow the task, record every event in the ledger as
 // A2A-Lite, save the files it returns, and cancel it at the agent when the caller aborts.
 
-import { readFileSync, statSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { HUB_EXTENSION, trailFromEnv } from '../a2a/wire/hub-trail.js';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { ERROR_TABLE, LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import type { TaskRecord } from '../home/task-record.js';
-import { mediaTypeOf } from '../media-types.js';
-import type { Part, Task, TaskEvent, TaskMessage } from '../model/task.js';
+import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { TASK_ID } from '../protocol/validate.js';
@@ -18,7 +17,7 @@ import type { SavedFile } from './downloads.js';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from './peer.js';
 import { RemoteRecord, type Taken } from './remote-record.js';
 import { sendAndFollow, type Outcome } from './remote-task.js';
-import { newMessageId } from './transport.js';
+import { buildMessage } from './outgoing-message.js';
 
 /** How long an abort waits for the agent to answer its cancel before it stops following. */
 const CANCEL_WAIT_MS = 10_000;
@@ -26,8 +25,7 @@ const CANCEL_WAIT_MS = 10_000;
 /** How often a refused cancel is followed by a look at the task. */
 const LOOKUPS = 4;
 
-/** The most one attached file may hold. */
-export const MAX_ATTACHMENT = 32 * 1024 * 1024;
+export { MAX_ATTACHMENT } from './outgoing-message.js';
 
 export interface SendRequest {
   /** A URL or a known agent's id; left out, the agent is chosen by `skill`. */
@@ -54,8 +52,13 @@ export interface SendRequest {
   peer?: Peer;
   /** The message id, chosen beforehand so that it can be saved before the send (a plan's run state). */
   messageId?: string;
-  /** Sent as the `Idempotency-Key`: sending again with the same key cannot start the work twice. */
+  /**
+   * Sent as the `Idempotency-Key` (default: a new random key per send), so that the send may be
+   * tried again safely: the agent takes it once.
+   */
   idempotencyKey?: string;
+  /** How many times a send that failed before the agent named a task is tried again (default 2). */
+  sendRetries?: number;
   /** The tasks this one builds on (A2A 1.0 Message.referenceTaskIds). */
   referenceTaskIds?: readonly string[];
   /** More parameters for the task message the ledger records (a plan's run and step). */
@@ -162,12 +165,14 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   };
   if (outer.aborted) following.abort(outer.reason);
   else outer.addEventListener('abort', onAbort, { once: true });
+  const idempotencyKey = request.idempotencyKey ?? randomUUID();
   const follow = (what: TaskMessage): Promise<Outcome> =>
     sendAndFollow(transport, what, {
       stream: request.stream !== false && peer.access.streaming,
       signal,
       deadline: Date.now() + request.waitMs,
-      ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+      idempotencyKey,
+      ...(request.sendRetries === undefined ? {} : { sendRetries: request.sendRetries }),
       onEvent: (event, task) => {
         current = task;
         if (!recorded && task !== undefined) {
@@ -177,7 +182,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
         const taken = record.take(event, task);
         listener.onEvent?.(event, task, taken);
       },
-      onResume: (how, error) => note(`${how === 'poll' ? 'polling' : 'subscribing again'}: ${error instanceof Error ? error.message : String(error)}`),
+      onResume: (how, error) => note(`${how === 'poll' ? 'polling' : how === 'send' ? 'sending again under the same key' : 'subscribing again'}: ${error instanceof Error ? error.message : String(error)}`),
     });
 
   let outcome: Outcome;
@@ -292,27 +297,4 @@ function waitingTask(stores: Stores, id: string | undefined): TaskRecord {
 /** The context id recorded with the task message. */
 function contextOf(record: TaskRecord): string | undefined {
   return record.history.find((h) => h.type === 'task')?.params.context;
-}
-
-function buildMessage(text: string, attachments: readonly string[], cwd: string, skill: string | undefined): TaskMessage {
-  const parts: Part[] = [];
-  if (text !== '') parts.push({ kind: 'text', text });
-  for (const file of attachments) parts.push(filePart(resolve(cwd, file), file));
-  const message: TaskMessage = { messageId: newMessageId(), role: 'user', parts };
-  if (skill !== undefined) message.metadata = { skill };
-  return message;
-}
-
-function filePart(path: string, given: string): Part {
-  let size: number;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new LiteError('FILE_NOT_FOUND', `send: the attachment ${given} is not a regular file`);
-    size = stat.size;
-  } catch (error) {
-    if (isLiteError(error)) throw error;
-    throw new LiteError('FILE_NOT_FOUND', `send: no file ${given} to attach`, { file: given });
-  }
-  if (size > MAX_ATTACHMENT) throw new LiteError('INPUT_TOO_LARGE', `send: the attachment ${given} is over ${MAX_ATTACHMENT} bytes`);
-  return { kind: 'file', name: basename(path), mediaType: mediaTypeOf(path), bytes: readFileSync(path).toString('base64') };
 }

@@ -47,7 +47,8 @@ export async function sendThroughHub(stores: Stores, hubUrl: string, request: Se
     const rest = candidates.length - index - 1;
     listener.onChoice?.(`hub chose ${candidate.id} (${candidate.name}) for "${request.skill}": ${candidate.why}${rest > 0 ? `; ${rest} more to try if it fails` : ''}`);
     try {
-      return await sendTask(stores, { ...request, target: candidate.url }, listener);
+      // Straight on to the next candidate: the hub has already held the send for a while.
+      return await sendTask(stores, { sendRetries: 0, ...request, target: candidate.url }, listener);
     } catch (error) {
       if (!isLiteError(error) || !FAILOVER_CODES.has(error.code) || rest === 0) {
         if (errors.length > 0 && isLiteError(error)) throw new LiteError(error.code, `${error.message} (tried before: ${errors.join('; ')})`);

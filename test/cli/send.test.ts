@@ -243,6 +243,22 @@ describe('a2a-lite send', () => {
     expect(readFileSync(join(home, 'known-agents', 'jiajia.json'), 'utf8')).toContain('"tokenEnv": "PEER_TOKEN"');
   });
 
+  it('with --idempotency-key, gets the first task back when the same command runs again', async () => {
+    const home = tempHome();
+    const send = async (key: string) => {
+      const { code, stdout, stderr } = await run(['send', lite.url, 'echo keyed', '--no-stream', '--idempotency-key', key], { home });
+      expect(code, stderr).toBe(0);
+      return taskIdIn(stdout);
+    };
+    const first = await send('report-2026-11-23');
+    expect(first).not.toBe('');
+    expect(await send('report-2026-11-23')).toBe(first);
+    expect(await send('report-2026-11-24')).not.toBe(first);
+    const bad = await run(['send', lite.url, 'echo keyed', '--idempotency-key', 'has space'], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--idempotency-key is 1 to 255 visible ASCII characters');
+  });
+
   it('says what is wrong with the command line', async () => {
     const home = tempHome();
     expect((await run(['send'], { home })).code).toBe(2);

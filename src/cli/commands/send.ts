@@ -15,7 +15,7 @@ import { openStores } from '../stores.js';
 const DEFAULT_WAIT_S = 600;
 
 export const command: Command = {
-  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--hub URL] [--token-env NAME] [--timeout S] [--json]',
+  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--hub URL] [--token-env NAME] [--idempotency-key K] [--timeout S] [--json]',
   help: `Sends a task to an A2A agent and prints every event as A2A-Lite text: status lines with
 the agent's words while it works, then the result with its text and one attachment line per
 file. Files the agent returns are saved under <home>/downloads/<task>/.
@@ -39,6 +39,10 @@ options:
                     is down or refuses before taking the task; a TARGET is an agent id there
   --token-env NAME  the environment variable holding the agent's token (never the token itself);
                     with --hub, the hub's token
+  --idempotency-key K  the send's Idempotency-Key (default: a new one each time): run the same
+                    command again with the same K, after a crash or a lost answer, and an agent
+                    that keeps keys gives back the first task instead of starting the work
+                    again. A send whose answer is lost is tried again under its key by itself
   --timeout S       how long to follow the task, in seconds (default ${DEFAULT_WAIT_S})
   --json            one JSON line per event, then a summary line
 
@@ -66,11 +70,14 @@ async function run(args: string[], context: Context): Promise<number> {
     'token-env': { type: 'string' },
     timeout: { type: 'string' },
     hub: { type: 'string' },
+    'idempotency-key': { type: 'string' },
   });
   atMost('send', positionals, 2);
   const hub = values.hub?.replace(/\/+$/, '');
   if (hub !== undefined && !isUrl(hub)) throw new LiteError('USAGE', 'send: --hub takes the URL of an a2a-lite hub');
   if (hub !== undefined && values.reply !== undefined) throw new LiteError('USAGE', 'send: a --reply goes to the agent that asked; leave out --hub');
+  const key = values['idempotency-key'];
+  if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw new LiteError('USAGE', 'send: --idempotency-key is 1 to 255 visible ASCII characters (no spaces)');
   const stores = openStores(values, context);
   const json = values.json === true;
   const waitSeconds = values.timeout === undefined ? DEFAULT_WAIT_S : Number(values.timeout);
@@ -123,6 +130,7 @@ async function run(args: string[], context: Context): Promise<number> {
         reply: values.reply !== undefined,
         ...(values.task !== undefined ? { task: values.task } : {}),
         ...(values.context !== undefined ? { context: values.context } : {}),
+        ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
         stream: values['no-stream'] !== true,
         ...(values['token-env'] !== undefined ? { tokenEnv: values['token-env'] } : {}),
         waitMs: waitSeconds * 1000,
