@@ -68,7 +68,12 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
   }
   const one = /^\/hub\/v1\/agents\/([^/]+)$/.exec(path);
   if (one !== null) {
-    const id = decodeURIComponent(one[1] as string);
+    let id: string;
+    try {
+      id = decodeURIComponent(one[1] as string);
+    } catch {
+      throw new LiteError('INVALID_PARAMS', 'the agent id in the path is not valid percent-encoding');
+    }
     if (method === 'GET') return json(200, { agent: agentView(hub, await hub.registry.get(id), principal), card: await hub.publishedCard(id), tasks: hub.tasks.list(principal, id) });
     if (method === 'DELETE') {
       await hub.registry.remove(id, principal);

@@ -57,8 +57,15 @@ export class HubEvents {
   /** Each watcher's stream, and the principal it sees tasks of. */
   private readonly watchers = new Map<Channel, string>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly listeners: ((event: HubEvent) => void)[] = [];
+
+  /** Calls `listener` with every event from now on, in this process (the hub's own log). */
+  listen(listener: (event: HubEvent) => void): void {
+    this.listeners.push(listener);
+  }
 
   publish(event: HubEvent): void {
+    for (const listener of this.listeners) listener(event);
     const kept: Kept = { seq: ++this.seq, event, at: Date.now() };
     this.recent.push(kept);
     if (this.recent.length > KEPT) this.recent.shift();

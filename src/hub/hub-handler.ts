@@ -10,7 +10,7 @@
 
 import { withAuth, type AuthOptions } from '../a2a/server/auth.js';
 import { json, statusError, type A2AHandler, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
-import { ERROR_TABLE, isLiteError } from '../errors.js';
+import { ERROR_TABLE, isLiteError, LiteError } from '../errors.js';
 import { parseJson } from '../json-text.js';
 import { consoleRoutes } from './console.js';
 import { parseUpFrames } from './frames.js';
@@ -46,7 +46,7 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
       if (request.method === 'GET' || request.method === 'HEAD') {
         if (request.path === '/.well-known/ai-catalog.json') return await catalog(hub);
         const agent = AGENT_PATH.exec(request.path);
-        if (agent !== null && CARD_SUFFIXES.has(agent[2] ?? '')) return await hub.call(decodeURIComponent(agent[1] as string), request, agent[2] as string);
+        if (agent !== null && CARD_SUFFIXES.has(agent[2] ?? '')) return await hub.call(agentId(agent[1] as string), request, agent[2] as string);
       }
       return await guarded(request);
     } catch (error) {
@@ -62,7 +62,7 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
 
 async function route(hub: Hub, request: HttpRequest, principal: string): Promise<HttpResponse> {
   const agent = AGENT_PATH.exec(request.path);
-  if (agent !== null) return hub.call(decodeURIComponent(agent[1] as string), request, agent[2] ?? '/', principal);
+  if (agent !== null) return hub.call(agentId(agent[1] as string), request, agent[2] ?? '/', principal);
   if (request.path === '/hub/v1/connect') {
     if (request.method !== 'GET') return statusError(405, 'UNIMPLEMENTED', 'use GET', { allow: 'GET' });
     return connect(hub, request, principal);
@@ -74,6 +74,15 @@ async function route(hub: Hub, request: HttpRequest, principal: string): Promise
   }
   const api = await apiRoute(hub, request, principal);
   return api ?? statusError(404, 'NOT_FOUND', `nothing at ${request.path} on this hub; see docs/hub.md`);
+}
+
+/** The agent id in a path segment; a malformed escape is refused as no id could hold it. */
+function agentId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new LiteError('INVALID_PARAMS', 'the agent id in the path is not valid percent-encoding');
+  }
 }
 
 /** An agent dials in: its id is claimed for its principal, then its card is read through the new connection. */

@@ -104,6 +104,7 @@ examples:
       printLine(context, `  registry: ${where}`);
       printLine(context, `  auth:     ${info.auth}${hub.allowPrivate ? '; private addresses allowed' : ''}`);
     }
+    if (!values.json) logAgents(hub, (line) => printLine(context, line));
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
       process.once('SIGINT', () => resolve('SIGINT'));
@@ -115,6 +116,19 @@ examples:
     return 0;
   },
 };
+
+/** A line when an agent registers, is removed, goes down or comes back; not for each new latency. */
+function logAgents(hub: Hub, print: (line: string) => void): void {
+  const up = new Map<string, boolean>();
+  hub.events.listen((event) => {
+    if (event.type === 'agent.registered') print(`agent ${event.agentId} registered (${event.kind === 'url' ? 'by URL' : 'connected'}, ${event.name} ${event.version})`);
+    else if (event.type === 'agent.removed') print(`agent ${event.agentId} removed`);
+    else if (event.type === 'agent.health' && up.get(event.agentId) !== event.health.up) {
+      up.set(event.agentId, event.health.up);
+      print(event.health.up ? `agent ${event.agentId} is up` : `agent ${event.agentId} is down: ${event.health.reason ?? 'no answer'}`);
+    }
+  });
+}
 
 function whole(option: string, value: string, max: number, min = 0): number {
   if (!/^\d+$/.test(value) || Number(value) > max || Number(value) < min) throw new LiteError('USAGE', `hub: ${option} is a whole number from ${min} to ${max}`);
