@@ -3,7 +3,7 @@
 // hub's live feed, with the event itself, so a watcher can follow each task as it happens.
 
 import type { HttpResponse } from '../a2a/server/http.js';
-import type { HubEvents, TaskSeen } from './hub-events.js';
+import type { HubEvent, HubEvents, TaskSeen } from './hub-events.js';
 import { liteTextOf } from './task-lite.js';
 
 /** The most tasks remembered for `GET /hub/v1/tasks`; the oldest are forgotten first. */
@@ -55,8 +55,6 @@ export class TaskWatch {
       return;
     }
     const statuses = statusesIn(value);
-    // The lite words of one task's event; a list of tasks is shown by its states only.
-    const lite = statuses.length === 1 ? liteTextOf(value) : undefined;
     for (const found of statuses) {
       const key = `${principal}/${agentId}/${found.taskId}`;
       const task: TaskSeen = { ...this.tasks.get(key), agentId, principal, ...found, updatedAt: new Date().toISOString() };
@@ -65,7 +63,14 @@ export class TaskWatch {
       this.tasks.delete(key);
       this.tasks.set(key, task);
       if (this.tasks.size > KEPT_TASKS) this.tasks.delete(this.tasks.keys().next().value as string);
-      this.events.publish({ type: 'task', task, event: value, ...(lite === undefined ? {} : { lite }) });
+      const event: HubEvent = { type: 'task', task, event: value };
+      // The lite words of one task's event (a list of tasks is shown by its states only), said
+      // only when a watcher reads the event: most relayed answers are watched by nobody.
+      if (statuses.length === 1) {
+        let said: { text: string | undefined } | undefined;
+        Object.defineProperty(event, 'lite', { enumerable: true, get: () => (said ??= { text: liteTextOf(value) }).text });
+      }
+      this.events.publish(event);
     }
   }
 }
