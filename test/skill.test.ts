@@ -99,7 +99,7 @@ describe('SKILL.md body', () => {
 
   it('starts every a2a-lite command line, in code blocks and inline code, with a real command', () => {
     for (const { line, command, sub } of commands) {
-      expect(['parse', 'format', 'validate', 'card', 'agents', 'tasks', 'discover', 'send', 'demo'], line).toContain(command);
+      expect(['parse', 'format', 'validate', 'card', 'agents', 'tasks', 'discover', 'send', 'run', 'runs', 'demo'], line).toContain(command);
       const subs = subcommands[command as string];
       if (subs !== undefined) expect(subs, line).toContain(sub);
     }
