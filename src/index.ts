@@ -52,12 +52,14 @@ export { SseParser, readSse, type SseEvent } from './client/sse.js';
 export { openHomeStores, type Stores } from './home/stores.js';
 export {
   runPlan,
+  startPlan,
   resumeRun,
   readPlanFile,
   parsePlan,
   RunStore,
   type RunOptions,
   type RunResult,
+  type RunningPlan,
   type RunRecord,
   type SubtaskRecord,
   type RunEvent,
