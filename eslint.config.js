@@ -14,4 +14,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // The hub console runs in a browser.
+  { files: ['console/**/*.js'], languageOptions: { globals: globals.browser } },
 );

@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, each as a ratio against a baseline measured in this run.
 import { run as startupBench } from './cli-startup.mjs';
 import { run as parseBench } from './parse.mjs';
+import { describe as describeHub, run as hubBench } from './hub.mjs';
 import { describe as describeServe, run as serveBench } from './serve.mjs';
 
 const parse = parseBench();
@@ -12,3 +13,4 @@ console.log(
   `CLI start-up      a2a-lite parse ${startup.cli.toFixed(1)} ms, node -e 0 ${startup.node.toFixed(1)} ms (medians) → ratio ${startup.ratio.toFixed(2)} (target ≤ 1.50)`,
 );
 for (const line of describeServe(await serveBench())) console.log(line);
+for (const line of describeHub(await hubBench())) console.log(line);

@@ -18,11 +18,11 @@ export function pinnedNode(pin, core, args) {
 }
 
 /**
- * Starts a bench server (a script that prints `READY <url>`) with node on core 0 when `pin`,
- * and resolves with its URL and a way to stop it.
+ * Starts a bench server (a script that prints `READY <url>`) with node on `core` (default 0)
+ * when `pin`, and resolves with its URL and a way to stop it.
  */
-export async function startBenchServer(pin, scriptPath, args = []) {
-  const [command, argv] = pinnedNode(pin, 0, ['--expose-gc', scriptPath, ...args]);
+export async function startBenchServer(pin, scriptPath, args = [], core = 0) {
+  const [command, argv] = pinnedNode(pin, core, ['--expose-gc', scriptPath, ...args]);
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   const name = basename(scriptPath);
   const url = await new Promise((resolve, reject) => {

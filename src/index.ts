@@ -1,5 +1,6 @@
-// The a2a-lite library: the A2A-Lite grammar and cards, the stores, the agent runtime, and the
-// A2A server and client pieces. `a2a-lite/protocol` and `a2a-lite/card` are the small pure subsets.
+// The a2a-lite library: the A2A-Lite grammar and cards, the stores, the agent runtime, the
+// A2A server and client pieces, and the hub. `a2a-lite/protocol` and `a2a-lite/card` are the
+// small pure subsets.
 
 export * from './protocol/index.js';
 export * from './card/index.js';
@@ -49,6 +50,13 @@ export type { Transport, TransportOptions, SendResult, Credential } from './clie
 export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
 export { SseParser, readSse, type SseEvent } from './client/sse.js';
 
+export { Hub, type HubOptions } from './hub/hub.js';
+export { createHubHandler, type HubHandlerOptions } from './hub/hub-handler.js';
+export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';
+export type { HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
+export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/connector.js';
+export { sendThroughHub, hubCandidates, discoverFromHub, type HubCandidate, type HubCallOptions } from './hub/hub-client.js';
+export { HUB_EXTENSION, HUB_TRAIL_ENV, type HubTrail } from './a2a/wire/hub-trail.js';
 export { openHomeStores, type Stores } from './home/stores.js';
 export {
   runPlan,

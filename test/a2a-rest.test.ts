@@ -41,6 +41,7 @@ async function collect(response: HttpResponse): Promise<string> {
   return text;
 }
 
+const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
 const errorInfo = (reason: string) => [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }];
 
 let ended: { id: string; contextId: string };
@@ -111,8 +112,23 @@ describe('the REST routes refuse bad requests with the spec’s status and body'
     expect(response.status).toBe(status);
     expect(response.headers['content-type']).toBe('application/a2a+json');
     const { error } = bodyOf(response) as { error: Json };
-    expect(error).toEqual({ code: status, status: rpcStatus, message: expect.any(String), details: reason === undefined ? [] : errorInfo(reason) });
+    const details = error.details as Json[];
+    const [infos, others] = [details.filter((d) => d['@type'] !== BAD_REQUEST), details.filter((d) => d['@type'] === BAD_REQUEST)];
+    expect({ ...error, details: infos }).toEqual({ code: status, status: rpcStatus, message: expect.any(String), details: reason === undefined ? [] : errorInfo(reason) });
+    // A field at fault is also named in a BadRequest, only for invalid parameters.
+    if (others.length > 0) expect(reason).toBe('INVALID_PARAMS');
     expect((error.message as string).length).toBeGreaterThan(0);
+  });
+
+  it('names the field at fault in a google.rpc.BadRequest beside the ErrorInfo (§11.6)', async () => {
+    const { error } = bodyOf(await handle(rest('POST', '/message:send', message('x', { messageId: 5 })))) as { error: Json };
+    expect(error.details).toEqual([
+      ...errorInfo('INVALID_PARAMS'),
+      { '@type': BAD_REQUEST, fieldViolations: [{ field: 'params.message.messageId', description: error.message }] },
+    ]);
+    // An error about no one field has no BadRequest.
+    const pageSize = bodyOf(await handle(rest('GET', '/tasks?pageSize=1&pageSize=100'))) as { error: Json };
+    expect(pageSize.error.details).toEqual(errorInfo('INVALID_PARAMS'));
   });
 
   it('names the field at fault, and the task it could not find', async () => {

@@ -189,9 +189,11 @@ const post = (server: Server, body: string | Buffer | Buffer[], headers: Record<
 const errorInfo = (reason: string) => [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }];
 
 /** The JSON-RPC error answer: HTTP 200, the id echoed (null when it could not be read). */
-function rpcError(code: number, message: string, options: { id?: unknown; reason?: string } = {}): Reply {
+function rpcError(code: number, message: string, options: { id?: unknown; reason?: string; field?: string } = {}): Reply {
   const error: Json = { code, message };
   if (options.reason !== undefined) error.data = errorInfo(options.reason);
+  // The field at fault, as a google.rpc.BadRequest after the ErrorInfo.
+  if (options.field !== undefined) error.data = [...errorInfo('INVALID_PARAMS'), { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: options.field, description: message }] }];
   return { status: 200, body: { jsonrpc: '2.0', id: options.id === undefined ? 1 : options.id, error } };
 }
 
@@ -263,7 +265,7 @@ describe('the JSON-RPC envelope', () => {
     ['params as an array', (s) => post(s, rpcBody('GetTask', ['x'])), rpcError(-32602, 'params must be an object', { reason: 'INVALID_PARAMS' })],
     ['params as a string', (s) => post(s, rpcBody('GetTask', 'x')), rpcError(-32602, 'params must be an object', { reason: 'INVALID_PARAMS' })],
     ['params as a number', (s) => post(s, rpcBody('GetTask', 42)), rpcError(-32602, 'params must be an object', { reason: 'INVALID_PARAMS' })],
-    ['a task id that is a number', (s) => post(s, rpcBody('GetTask', { id: 42 })), rpcError(-32602, 'params.id must be a string', { reason: 'INVALID_PARAMS' })],
+    ['a task id that is a number', (s) => post(s, rpcBody('GetTask', { id: 42 })), rpcError(-32602, 'params.id must be a string', { field: 'params.id' })],
     ['a body that is JSON by content only', (s) => post(s, rpcBody('GetTask', { id: 'x' }), { 'content-type': 'text/xml' }), rpcError(-32005, 'content type "text/xml" is not JSON', { id: null, reason: 'CONTENT_TYPE_NOT_SUPPORTED' })],
     ['a forged page token', (s) => post(s, rpcBody('ListTasks', { pageToken: 'eyJub3QiOiJvdXJzIn0' })), rpcError(-32602, 'pageToken is not one this server handed out', { reason: 'INVALID_PARAMS' })],
     ['a page of a million tasks', (s) => post(s, rpcBody('ListTasks', { pageSize: 1_000_000 })), rpcError(-32602, 'pageSize must be a whole number from 1 to 100', { reason: 'INVALID_PARAMS' })],
@@ -278,12 +280,12 @@ describe('the JSON-RPC envelope', () => {
     [
       'a push token that would add a header line',
       (s) => post(s, rpcBody('CreateTaskPushNotificationConfig', { taskId: 'nope', url: 'https://example.com/hook', token: 'x\r\nX-Injected: 1' })),
-      rpcError(-32602, 'params.token must be printable ASCII without surrounding blanks, at most 4096 characters', { reason: 'INVALID_PARAMS' }),
+      rpcError(-32602, 'params.token must be printable ASCII without surrounding blanks, at most 4096 characters', { field: 'params.token' }),
     ],
     [
       'a webhook URL of 3,000 characters',
       (s) => post(s, rpcBody('CreateTaskPushNotificationConfig', { taskId: 'nope', url: `https://example.com/${'a'.repeat(3000)}` })),
-      rpcError(-32602, 'params.url is longer than 2048 characters', { reason: 'INVALID_PARAMS' }),
+      rpcError(-32602, 'params.url is longer than 2048 characters', { field: 'params.url' }),
     ],
     ['REST: a body that is not JSON', (s) => request(s, { path: '/message:send', headers: { ...V1, ...ALICE }, body: '{"message":' }), restError(400, 'INVALID_ARGUMENT', 'the request body is not valid JSON')],
     ['REST: a body that is an array', (s) => request(s, { path: '/message:send', headers: { ...V1, ...ALICE }, body: '[]' }), restError(400, 'INVALID_ARGUMENT', 'the request body must be a JSON object', 'INVALID_PARAMS')],
@@ -326,7 +328,7 @@ describe('deep nesting', () => {
   const tooDeep = rpcError(-32602, 'the message nests deeper than 64 levels', { reason: 'INVALID_PARAMS' });
   const rows: Row[] = [
     ['10,000 levels in params, unread', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope","extra":${deep}}}`), rpcError(-32001, 'no task "nope"', { reason: 'TASK_NOT_FOUND' })],
-    ['10,000 levels as the task id', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":${deep}}}`), rpcError(-32602, 'params.id must be a string', { reason: 'INVALID_PARAMS' })],
+    ['10,000 levels as the task id', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":${deep}}}`), rpcError(-32602, 'params.id must be a string', { field: 'params.id' })],
     ['1,000,000 nested arrays as params', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":${nested(1_000_000, '[', '', ']')}}`), rpcError(-32602, 'params must be an object', { reason: 'INVALID_PARAMS' })],
     ['10,000 levels in the message metadata', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":${deep}}}}`), tooDeep],
     ['10,000 levels in a part’s metadata', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x","metadata":${deep}}]}}}`), tooDeep],
@@ -337,7 +339,7 @@ describe('deep nesting', () => {
     ['10,000 levels in a 0.3 data part', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","data":${deep}}]}}}`, V03), rpcError(-32602, 'the message nests deeper than 64 levels')],
     ['10,000 levels in a REST message', (s) => request(s, { path: '/message:send', headers: { ...V1, ...ALICE }, body: `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":${deep}}}` }), restError(400, 'INVALID_ARGUMENT', 'the message nests deeper than 64 levels', 'INVALID_PARAMS')],
     ['10,000 levels in a push config’s authentication, unread', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"nope","url":"https://example.com/hook","authentication":${deep}}}`), rpcError(-32001, 'no task "nope"', { reason: 'TASK_NOT_FOUND' })],
-    ['10,000 levels as a push config’s scheme', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"nope","url":"https://example.com/hook","authentication":{"scheme":${deep}}}}`), rpcError(-32602, 'params.authentication.scheme must be a string', { reason: 'INVALID_PARAMS' })],
+    ['10,000 levels as a push config’s scheme', (s) => post(s, `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"nope","url":"https://example.com/hook","authentication":{"scheme":${deep}}}}`), rpcError(-32602, 'params.authentication.scheme must be a string', { field: 'params.authentication.scheme' })],
   ];
   it.each(rows)('%s', async (_name, send, expected) => {
     expect(await send(server)).toEqual(expected);
@@ -687,8 +689,8 @@ describe('webhooks (SSRF)', () => {
     ['http://mixed.example.test/', refused('"mixed.example.test" (127.0.0.1)', 'loopback')],
     ['http://0.0.0.0/', refused('"0.0.0.0"', 'unspecified')],
     ['http://224.0.0.1/', refused('"224.0.0.1"', 'multicast')],
-    ['file:///etc/passwd', rpcError(-32602, 'params.url must be an http or https URL', { reason: 'INVALID_PARAMS' })],
-    ['http://user:pass@example.com/', rpcError(-32602, 'params.url must not carry a user name or password; put credentials in authentication', { reason: 'INVALID_PARAMS' })],
+    ['file:///etc/passwd', rpcError(-32602, 'params.url must be an http or https URL', { field: 'params.url' })],
+    ['http://user:pass@example.com/', rpcError(-32602, 'params.url must not carry a user name or password; put credentials in authentication', { field: 'params.url' })],
     ['http://nowhere.example.test/', rpcError(-32602, 'the webhook host "nowhere.example.test" does not resolve (ENOTFOUND)', { reason: 'INVALID_PARAMS' })],
   ];
   let taskId: string;

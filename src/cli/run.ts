@@ -18,6 +18,7 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   run: { summary: 'run a plan of steps across A2A agents: serial, parallel, conditional, fan-out', load: () => import('./commands/run.js') },
   runs: { summary: 'the plan runs: list them, show one with its steps', load: () => import('./commands/runs.js') },
   serve: { summary: 'serve this agent over A2A (1.0 JSON-RPC and HTTP+JSON, 0.3, SSE)', load: () => import('./commands/serve.js') },
+  hub: { summary: 'run a hub: registry, relay for agents behind NAT, routing, A2A endpoint per agent', load: () => import('./commands/hub.js') },
   demo: { summary: 'play the protocol example: two agents collaborating over HTTP', load: () => import('./commands/demo.js') },
 };
 

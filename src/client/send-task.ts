@@ -4,6 +4,7 @@
 // A2A-Lite, save the files it returns, and cancel it at the agent when the caller aborts.
 
 import { readFileSync, statSync } from 'node:fs';
+import { HUB_EXTENSION, trailFromEnv } from '../a2a/wire/hub-trail.js';
 import { basename, resolve } from 'node:path';
 import { ERROR_TABLE, LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
@@ -122,6 +123,9 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];
+  // Sent from a program a hub's agent runs: the conversation's trail goes on, for the loop guard.
+  const trail = trailFromEnv(request.env);
+  if (trail !== undefined) message.metadata = { ...message.metadata, [HUB_EXTENSION]: trail };
   const taskId = continued?.id ?? request.task;
   if (taskId !== undefined) message.taskId = taskId;
   const contextId = request.context ?? (continued ? contextOf(continued) : undefined);

@@ -6,7 +6,7 @@
 // for a different message is just a new task. A send with no key is never matched to another:
 // clients that reuse message ids (test kits often do) get what the spec gives them.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LiteError } from '../errors.js';
 import type { IdempotencyKey } from '../store/task-log.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -36,7 +36,7 @@ export function sendKey(message: TaskMessage, given: string | undefined, byMessa
   if (given !== undefined && !KEY.test(given)) throw new LiteError('INVALID_PARAMS', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
   if (given === undefined && !byMessageId) return undefined;
   const said = { parts: message.parts, metadata: message.metadata, contextId: message.contextId, referenceTaskIds: message.referenceTaskIds };
-  const fingerprint = createHash('sha256').update(JSON.stringify(said)).digest('base64url');
+  const fingerprint = hash('sha256', JSON.stringify(said), 'base64url');
   return given === undefined ? { key: `message:${message.messageId}`, fingerprint, explicit: false } : { key: `key:${given}`, fingerprint, explicit: true };
 }
 

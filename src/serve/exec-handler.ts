@@ -31,6 +31,7 @@ import { textOf } from '../model/task.js';
 import { safeFileName } from '../home/safe-names.js';
 import { liftTaskHeader } from '../lite/request.js';
 import { finish, outcomeOf, type Outcome } from './exec-outcome.js';
+import { HUB_TRAIL_ENV, trailOf } from '../a2a/wire/hub-trail.js';
 import { saveFiles, taskMessage, withLiteHeader, type ExecTask } from './exec-transcript.js';
 
 export interface ExecOptions {
@@ -94,6 +95,15 @@ export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: Tas
   };
 }
 
+/**
+ * The hub's loop guard for the program: the trail the task's message came with, so that a
+ * program sending onward with `a2a-lite send` carries it on (a2a/wire/hub-trail.ts).
+ */
+function hubTrailEnv(task: ExecTask): Record<string, string> {
+  const trail = trailOf(task.message.metadata);
+  return trail === undefined ? {} : { [HUB_TRAIL_ENV]: JSON.stringify(trail) };
+}
+
 /** Runs the command once and reads what it printed. */
 async function runTurn(options: ExecOptions, folder: string, task: ExecTask, transcript: Message[], ctx: TaskContext): Promise<Outcome> {
   const child = spawn(options.command, {
@@ -102,7 +112,7 @@ async function runTurn(options: ExecOptions, folder: string, task: ExecTask, tra
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own process group, so that a signal reaches what the shell started, too.
     detached: true,
-    env: { ...withoutNames(process.env, options.hiddenEnv ?? []), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '', A2A_PEER_TASK_ID: task.peerTaskId ?? '' },
+    env: { ...withoutNames(process.env, options.hiddenEnv ?? []), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '', A2A_PEER_TASK_ID: task.peerTaskId ?? '', ...hubTrailEnv(task) },
   });
   child.stdin.on('error', () => {}); // a program that never reads stdin is fine
   child.stdin.end(`${transcript.map((m) => format(m)).join('\n\n')}\n`);

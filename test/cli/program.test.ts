@@ -46,7 +46,7 @@ describe('the a2a-lite program', () => {
   it('names an unknown command', () => {
     const { code, stderr } = cli(['fly']);
     expect(code).toBe(2);
-    expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, discover, send, run, runs, serve, demo (see a2a-lite --help)\n');
+    expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, discover, send, run, runs, serve, hub, demo (see a2a-lite --help)\n');
   });
 });
 

@@ -10,10 +10,11 @@ import type { HttpRequest, HttpResponse } from './http.js';
 const TOKEN = ['tok', 'en-', 'Zx81Qw0PlmNbV7cX'].join('');
 const KEY = ['key', '-', 'Q1w2E3r4'].join('');
 let clock = 0;
+const lockouts: string[] = [];
 const handle = createA2AHandler({
   agent: createAgent({ card: jiajiaCard(), onTask: () => 'ok' }),
   baseUrl: 'http://127.0.0.1:7331',
-  auth: { bearerTokens: [TOKEN, 'second-token'], apiKeys: [KEY], maxFailuresPerMinute: 5, now: () => clock },
+  auth: { bearerTokens: [TOKEN, 'second-token'], apiKeys: [KEY], maxFailuresPerMinute: 5, now: () => clock, onLockout: (address, limit) => lockouts.push(`${address} after ${limit}`) },
 });
 
 const getTask = (headers: Record<string, string>, remoteAddress = '10.0.0.1'): HttpRequest => ({
@@ -71,6 +72,9 @@ describe('authentication', () => {
     const limited = await handle(getTask({ authorization: 'Bearer guess' }, '10.9.9.9'));
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe('60');
+    expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.9.9.9'))).status).toBe(429);
+    // Told once per lockout, with the address and never a credential.
+    expect(lockouts).toEqual(['10.9.9.9 after 5']);
     expect((await handle(getTask({ authorization: `Bearer ${TOKEN}` }, '10.9.9.9'))).status).toBe(200);
     expect((await handle(getTask({ authorization: 'Bearer guess' }, '10.8.8.8'))).status).toBe(401);
     clock += 61_000;

@@ -30,6 +30,11 @@ export interface AuthOptions {
   apiKeyHeader?: string;
   /** Failed attempts allowed per address per minute before 429 (default 30). */
   maxFailuresPerMinute?: number;
+  /**
+   * Told once each time an address reaches that limit (its address and the limit), so that an
+   * operator hears of someone guessing; by default one line on stderr. Never told a credential.
+   */
+  onLockout?: (address: string, limit: number) => void;
   now?: () => number;
 }
 
@@ -59,7 +64,7 @@ export function authEnabled(options: AuthOptions): boolean {
  * it is would then be a guess.
  */
 export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A2AHandler {
-  if (!authEnabled(options)) return (request) => handler(request, undefined);
+  if (!authEnabled(options)) return (request) => handler(request, request.principal);
   const bearer = (options.bearerTokens ?? []).map(accepted);
   const keys = (options.apiKeys ?? []).map(accepted);
   checkDistinct([...bearer, ...keys]);
@@ -67,6 +72,16 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
   const limit = options.maxFailuresPerMinute ?? 30;
   const now = options.now ?? Date.now;
   const failures = new Map<string, number[]>();
+  /** Addresses answered 429 since their last 401: each lockout is told once. */
+  const lockedOut = new Set<string>();
+  const tellLockout = (who: string, limit: number): void => {
+    if (lockedOut.size > 10_000) lockedOut.clear();
+    try {
+      (options.onLockout ?? lockoutToStderr)(who, limit);
+    } catch {
+      // Telling is a courtesy: the answer is 429 either way.
+    }
+  };
   const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
 
   return async (request) => {
@@ -74,16 +89,22 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     // A valid credential always passes: a stranger's failures from the same address (or from
     // behind the same proxy) must not lock out a client that has the right token. Only failures
     // are counted, and past the limit they get 429 instead of 401.
-    const principal = principalOf(request, bearer, keys, header);
+    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
+    const principal = request.principal ?? principalOf(request, bearer, keys, header);
     if (principal !== undefined) return handler(request, principal);
     const who = request.remoteAddress ?? 'unknown';
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);
     if (recent.length >= limit) {
       failures.set(who, recent);
+      if (!lockedOut.has(who)) {
+        lockedOut.add(who);
+        tellLockout(who, limit);
+      }
       return statusError(429, 'RESOURCE_EXHAUSTED', 'too many failed authentication attempts; wait a minute', { 'retry-after': '60' });
     }
     recent.push(now());
     failures.set(who, recent);
+    lockedOut.delete(who);
     if (failures.size > 10_000) forgetOldest(failures);
     return statusError(401, 'UNAUTHENTICATED', 'missing or invalid credentials', { 'www-authenticate': challenge });
   };
@@ -130,6 +151,11 @@ function checkDistinct(all: readonly Accepted[]): void {
 /** Equal-length digests, so that timingSafeEqual can compare secrets of any length. */
 function digest(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+function lockoutToStderr(address: string, limit: number): void {
+  // The address is the peer's own, as the socket gave it: a log line cannot be forged through it.
+  process.stderr.write(`a2a-lite: ${limit} failed authentication attempts from ${address} within a minute; it gets 429 until they age out\n`);
 }
 
 function forgetOldest(failures: Map<string, number[]>): void {

@@ -9,7 +9,7 @@ import type { Agent } from '../../runtime/agent.js';
 import { JSONRPC_PATH, toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
 import { retentionExtension } from '../wire/retention-extension.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
-import { errorInfoOf } from '../wire/error-info.js';
+import { errorDetailsOf } from '../wire/error-info.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
 import { askedVersion, json, SSE_HEADERS, sseEvent, statusError, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
@@ -244,7 +244,7 @@ function sse(id: Id, version: Version, events: AsyncIterable<StreamItem>, signal
 function failure(version: Version, error: unknown): Record<string, unknown> {
   const lite = error instanceof LiteError ? error : new LiteError('INTERNAL', 'internal error');
   const body: Record<string, unknown> = { code: ERROR_TABLE[lite.code].rpc, message: lite.message };
-  const details = errorInfoOf(lite.code);
+  const details = errorDetailsOf(lite);
   if (version === '1.0' && details.length > 0) body.data = details;
   return body;
 }

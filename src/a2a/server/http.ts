@@ -19,6 +19,12 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** The client's address, when the adapter knows it (for rate limits). */
   remoteAddress?: string;
+  /**
+   * Who made the request, when a caller in this process already knows it: the hub's relay
+   * passes on the principal the hub authenticated. Never read from the wire; the socket
+   * adapters do not set it.
+   */
+  principal?: string;
 }
 
 export type HttpResponse =

@@ -13,7 +13,7 @@
 
 import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
-import { errorInfoOf, rpcStatusOf } from '../wire/error-info.js';
+import { errorDetailsOf, rpcStatusOf } from '../wire/error-info.js';
 import type { ErrorReporter } from './error-report.js';
 import { askedVersion, json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
@@ -264,7 +264,7 @@ export function restError(error: unknown): HttpResponse {
 
 function statusBody(error: unknown): { error: { code: number; status: string; message: string; details: Json[] } } {
   const lite = error instanceof LiteError ? error : new LiteError('INTERNAL', 'internal error');
-  return { error: { code: ERROR_TABLE[lite.code].http, status: rpcStatusOf(lite.code), message: lite.message, details: errorInfoOf(lite.code) } };
+  return { error: { code: ERROR_TABLE[lite.code].http, status: rpcStatusOf(lite.code), message: lite.message, details: errorDetailsOf(lite) } };
 }
 
 function methodNotAllowed(allowed: readonly string[]): HttpResponse {

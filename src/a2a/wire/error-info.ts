@@ -2,7 +2,7 @@
 // detail with the reason A2A gives the error, and the google.rpc status a REST error carries.
 // Both come from the one error table (src/errors.ts).
 
-import { ERROR_TABLE, type ErrorCode, type ErrorRow } from '../../errors.js';
+import { ERROR_TABLE, type ErrorCode, type ErrorRow, type LiteError } from '../../errors.js';
 
 const DOMAIN = 'a2a-protocol.org';
 
@@ -17,6 +17,20 @@ const DOMAIN = 'a2a-protocol.org';
 export function errorInfoOf(code: ErrorCode): Record<string, unknown>[] {
   const row: ErrorRow = ERROR_TABLE[code];
   return row.reason === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: row.reason, domain: DOMAIN }];
+}
+
+/**
+ * The `details` of `error`: its ErrorInfo, and for invalid parameters that name the field at
+ * fault a google.rpc.BadRequest with that field's violation (A2A §11.6: validation errors use
+ * BadRequest), so a client can point at the field without reading the message.
+ */
+export function errorDetailsOf(error: LiteError): Record<string, unknown>[] {
+  const details = errorInfoOf(error.code);
+  const field = error.details?.field;
+  if (error.code === 'INVALID_PARAMS' && typeof field === 'string' && field !== '') {
+    details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field, description: error.message }] });
+  }
+  return details;
 }
 
 /** The google.rpc status name a REST error body carries in `error.status`. */

@@ -68,13 +68,21 @@ export function field(object: Json, ...names: string[]): unknown {
   return undefined;
 }
 
-/** A refusal of a request's parameters. */
-export function invalid(message: string): LiteError {
-  return new LiteError('INVALID_PARAMS', message);
+/** A refusal of a request's parameters; `field` is the path of the field at fault, when one is. */
+export function invalid(message: string, field?: string): LiteError {
+  return new LiteError('INVALID_PARAMS', message, field === undefined ? undefined : { field });
 }
 
-/** The reader of request parameters and wire objects: refusals are INVALID_PARAMS. */
-export const requestFields: FieldReader = fieldReader((path, problem) => invalid(`${path} ${problem}`));
+/** A refusal of the field at `path` for `problem` ("is required"), naming the field. */
+export function invalidField(path: string, problem: string): LiteError {
+  return invalid(`${path} ${problem}`, path);
+}
+
+/**
+ * The reader of request parameters and wire objects: refusals are INVALID_PARAMS naming the
+ * field, which 1.0 peers also get as a google.rpc.BadRequest field violation (error-info.ts).
+ */
+export const requestFields: FieldReader = fieldReader(invalidField);
 
 export const asObject = requestFields.object;
 export const optionalString = requestFields.string;

@@ -3,7 +3,7 @@
 // lead (loopback, private networks) is decided later, by serve/webhook-guard.ts.
 
 import type { PushAuthentication, PushConfig, PushConfigInput } from '../../model/push-config.js';
-import { asObject, field, invalid, optionalString, type Json } from './fields.js';
+import { asObject, field, invalidField, optionalString, type Json } from './fields.js';
 
 export const MAX_URL_LENGTH = 2048;
 /** Ids, tokens and credentials are echoed in headers or keys; these bound what a client can park. */
@@ -22,20 +22,20 @@ const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
  * webhookUrl('https://client.example/hooks/a2a', 'params.url'); // 'https://client.example/hooks/a2a'
  */
 export function webhookUrl(value: unknown, path: string): string {
-  if (value === undefined || value === null || value === '') throw invalid(`${path} is required`);
-  if (typeof value !== 'string') throw invalid(`${path} must be a string`);
-  if (value.length > MAX_URL_LENGTH) throw invalid(`${path} is longer than ${MAX_URL_LENGTH} characters`);
+  if (value === undefined || value === null || value === '') throw invalidField(`${path}`, `is required`);
+  if (typeof value !== 'string') throw invalidField(`${path}`, `must be a string`);
+  if (value.length > MAX_URL_LENGTH) throw invalidField(`${path}`, `is longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw invalid(`${path} is not an absolute URL`);
+    throw invalidField(`${path}`, `is not an absolute URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(`${path} must be an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField(`${path}`, `must be an http or https URL`);
   if (url.username !== '' || url.password !== '') {
-    throw invalid(`${path} must not carry a user name or password; put credentials in authentication`);
+    throw invalidField(`${path}`, `must not carry a user name or password; put credentials in authentication`);
   }
-  if (url.href.length > MAX_URL_LENGTH) throw invalid(`${path} is longer than ${MAX_URL_LENGTH} characters`);
+  if (url.href.length > MAX_URL_LENGTH) throw invalidField(`${path}`, `is longer than ${MAX_URL_LENGTH} characters`);
   return url.href;
 }
 
@@ -48,7 +48,7 @@ export function pushConfigFromV1(value: unknown, path: string, taskId?: string):
   const object = asObject(value, path);
   const ownTaskId = optionalString(object, `${path}.taskId`, 'taskId', 'task_id');
   const task = taskId ?? ownTaskId;
-  if (!task) throw invalid(`${path}.taskId is required`);
+  if (!task) throw invalidField(`${path}.taskId`, `is required`);
   const config: PushConfigInput = { taskId: task, url: webhookUrl(field(object, 'url'), `${path}.url`), version: '1.0' };
   assign(config, object, path);
   const auth = field(object, 'authentication');
@@ -75,7 +75,7 @@ export function pushConfigFromV03(value: unknown, path: string, taskId: string):
     const authObject = asObject(auth, `${path}.authentication`);
     const schemes = field(authObject, 'schemes');
     if (schemes !== undefined && (!Array.isArray(schemes) || !schemes.every((s) => typeof s === 'string'))) {
-      throw invalid(`${path}.authentication.schemes must be an array of strings`);
+      throw invalidField(`${path}.authentication.schemes`, `must be an array of strings`);
     }
     const scheme = (schemes as string[] | undefined)?.find((s) => s !== '');
     const credentials = secret(authObject, `${path}.authentication.credentials`, 'credentials');
@@ -88,9 +88,9 @@ export function pushConfigFromV03(value: unknown, path: string, taskId: string):
 /** Reads 0.3's `tasks/pushNotificationConfig/set` params: `{taskId, pushNotificationConfig}`. */
 export function taskPushConfigFromV03(params: Json): PushConfigInput {
   const taskId = optionalString(params, 'params.taskId', 'taskId');
-  if (!taskId) throw invalid('params.taskId is required');
+  if (!taskId) throw invalidField('params.taskId', 'is required');
   const inner = field(params, 'pushNotificationConfig');
-  if (inner === undefined || inner === null) throw invalid('params.pushNotificationConfig is required');
+  if (inner === undefined || inner === null) throw invalidField('params.pushNotificationConfig', 'is required');
   return pushConfigFromV03(inner, 'params.pushNotificationConfig', taskId);
 }
 
@@ -118,7 +118,7 @@ export function pushConfigToV03(config: PushConfig): Json {
 function assign(config: PushConfigInput, object: Json, path: string): void {
   const id = optionalString(object, `${path}.id`, 'id');
   if (id) {
-    if (id.length > MAX_ID_LENGTH) throw invalid(`${path}.id is longer than ${MAX_ID_LENGTH} characters`);
+    if (id.length > MAX_ID_LENGTH) throw invalidField(`${path}.id`, `is longer than ${MAX_ID_LENGTH} characters`);
     config.id = id;
   }
   const token = secret(object, `${path}.token`, 'token');
@@ -130,16 +130,16 @@ function secret(object: Json, path: string, name: string): string | undefined {
   const value = optionalString(object, path, name);
   if (value === undefined || value === '') return undefined;
   if (value.length > MAX_SECRET_LENGTH || !HEADER_VALUE.test(value)) {
-    throw invalid(`${path} must be printable ASCII without surrounding blanks, at most ${MAX_SECRET_LENGTH} characters`);
+    throw invalidField(`${path}`, `must be printable ASCII without surrounding blanks, at most ${MAX_SECRET_LENGTH} characters`);
   }
   return value;
 }
 
 function authenticationOf(scheme: string | undefined, credentials: string | undefined, path: string): PushAuthentication | undefined {
   if (!scheme) {
-    if (credentials !== undefined) throw invalid(`${path} is required with credentials`);
+    if (credentials !== undefined) throw invalidField(`${path}`, `is required with credentials`);
     return undefined;
   }
-  if (!SCHEME.test(scheme)) throw invalid(`${path} must be an HTTP auth scheme such as Bearer`);
+  if (!SCHEME.test(scheme)) throw invalidField(`${path}`, `must be an HTTP auth scheme such as Bearer`);
   return credentials === undefined ? { scheme } : { scheme, credentials };
 }

@@ -3,7 +3,7 @@
 
 import { isSettled, type TaskState } from '../../protocol/states.js';
 import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../../model/task.js';
-import { asObject, field, invalid, optionalString, shown, type Json } from './fields.js';
+import { asObject, field, invalidField, optionalString, shown, type Json } from './fields.js';
 
 /**
  * The metadata flag the official SDK sets when it wraps a data value that is not an object as
@@ -131,11 +131,11 @@ export function messageFromV03(value: unknown, path = 'message'): TaskMessage {
   const object = asObject(value, path);
   expectKind(object, path, 'message');
   const messageId = field(object, 'messageId');
-  if (typeof messageId !== 'string' || messageId === '') throw invalid(`${path}.messageId is required`);
+  if (typeof messageId !== 'string' || messageId === '') throw invalidField(`${path}.messageId`, `is required`);
   const role = field(object, 'role');
-  if (role !== 'user' && role !== 'agent') throw invalid(`${path}.role must be "user" or "agent"`);
+  if (role !== 'user' && role !== 'agent') throw invalidField(`${path}.role`, `must be "user" or "agent"`);
   const parts = field(object, 'parts');
-  if (!Array.isArray(parts) || parts.length === 0) throw invalid(`${path}.parts must be a non-empty array`);
+  if (!Array.isArray(parts) || parts.length === 0) throw invalidField(`${path}.parts`, `must be a non-empty array`);
   const message: TaskMessage = { messageId, role, parts: parts.map((part, i) => partFromV03(part, `${path}.parts[${i}]`)) };
   const contextId = optionalString(object, `${path}.contextId`, 'contextId');
   if (contextId) message.contextId = contextId;
@@ -146,7 +146,7 @@ export function messageFromV03(value: unknown, path = 'message'): TaskMessage {
   const references = field(object, 'referenceTaskIds');
   if (references !== undefined && references !== null) {
     if (!Array.isArray(references) || !references.every((r) => typeof r === 'string')) {
-      throw invalid(`${path}.referenceTaskIds must be an array of strings`);
+      throw invalidField(`${path}.referenceTaskIds`, `must be an array of strings`);
     }
     if (references.length > 0) message.referenceTaskIds = references as string[];
   }
@@ -159,7 +159,7 @@ function partFromV03(value: unknown, path: string): Part {
   let part: Part;
   switch (object.kind) {
     case 'text':
-      if (typeof object.text !== 'string') throw invalid(`${path}.text must be a string`);
+      if (typeof object.text !== 'string') throw invalidField(`${path}.text`, `must be a string`);
       part = { kind: 'text', text: object.text };
       break;
     case 'data': {
@@ -178,7 +178,7 @@ function partFromV03(value: unknown, path: string): Part {
       part = fileFromV03(object.file, `${path}.file`);
       break;
     default:
-      throw invalid(`${path}.kind must be "text", "file" or "data"`);
+      throw invalidField(`${path}.kind`, `must be "text", "file" or "data"`);
   }
   if (metadata) part.metadata = metadata;
   return part;
@@ -188,14 +188,14 @@ function fileFromV03(value: unknown, path: string): Part {
   const file = asObject(value, path);
   const hasBytes = file.bytes !== undefined && file.bytes !== null;
   const hasUri = file.uri !== undefined && file.uri !== null;
-  if (hasBytes === hasUri) throw invalid(`${path} must hold exactly one of bytes, uri`);
+  if (hasBytes === hasUri) throw invalidField(`${path}`, `must hold exactly one of bytes, uri`);
   const part: Extract<Part, { kind: 'file' }> = { kind: 'file' };
   if (hasBytes) {
-    if (typeof file.bytes !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(file.bytes)) throw invalid(`${path}.bytes must be base64`);
+    if (typeof file.bytes !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(file.bytes)) throw invalidField(`${path}.bytes`, `must be base64`);
     // Normalized to the standard alphabet, as the task model keeps it.
     part.bytes = Buffer.from(file.bytes, 'base64').toString('base64');
   } else {
-    if (typeof file.uri !== 'string' || file.uri === '') throw invalid(`${path}.uri must be a non-empty string`);
+    if (typeof file.uri !== 'string' || file.uri === '') throw invalidField(`${path}.uri`, `must be a non-empty string`);
     part.url = file.uri;
   }
   const mimeType = optionalString(file, `${path}.mimeType`, 'mimeType');
@@ -206,7 +206,7 @@ function fileFromV03(value: unknown, path: string): Part {
 }
 
 function expectKind(object: Json, path: string, kind: string): void {
-  if (object.kind !== undefined && object.kind !== kind) throw invalid(`${path}.kind must be "${kind}"`);
+  if (object.kind !== undefined && object.kind !== kind) throw invalidField(`${path}.kind`, `must be "${kind}"`);
 }
 
 function metadataOf(object: Json, path: string): Json | undefined {
@@ -233,7 +233,7 @@ export function taskFromV03(value: unknown, path = 'task'): Task {
   const object = asObject(value, path);
   expectKind(object, path, 'task');
   const id = field(object, 'id');
-  if (typeof id !== 'string' || id === '') throw invalid(`${path}.id is required`);
+  if (typeof id !== 'string' || id === '') throw invalidField(`${path}.id`, `is required`);
   const task: Task = {
     id,
     contextId: optionalString(object, `${path}.contextId`, 'contextId') ?? '',
@@ -250,7 +250,7 @@ function statusFromV03(value: unknown, path: string): TaskStatus {
   const object = asObject(value, path);
   // Own keys only, so that `__proto__` or `constructor` are not taken for states.
   const state = typeof object.state === 'string' && Object.hasOwn(STATE_FROM_V03, object.state) ? STATE_FROM_V03[object.state] : undefined;
-  if (state === undefined) throw invalid(`${path}.state ${shown(object.state)} is not a 0.3 task state`);
+  if (state === undefined) throw invalidField(`${path}.state`, `${shown(object.state)} is not a 0.3 task state`);
   const status: TaskStatus = { state, timestamp: optionalString(object, `${path}.timestamp`, 'timestamp') ?? '' };
   if (object.message !== undefined && object.message !== null) status.message = messageFromV03(object.message, `${path}.message`);
   return status;
@@ -296,18 +296,18 @@ export function eventFromV03(value: unknown, path = 'result'): TaskEvent {
         lastChunk: object.lastChunk === true,
       };
     default:
-      throw invalid(`${path}.kind ${shown(object.kind)} is none of task, message, status-update, artifact-update`);
+      throw invalidField(`${path}.kind`, `${shown(object.kind)} is none of task, message, status-update, artifact-update`);
   }
 }
 
 function requiredId(object: Json, path: string): string {
   const value = object.taskId;
-  if (typeof value !== 'string' || value === '') throw invalid(`${path} is required`);
+  if (typeof value !== 'string' || value === '') throw invalidField(`${path}`, `is required`);
   return value;
 }
 
 function listOf(value: unknown, path: string): unknown[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid(`${path} must be an array`);
+  if (!Array.isArray(value)) throw invalidField(`${path}`, `must be an array`);
   return value;
 }

@@ -3,7 +3,7 @@
 
 import type { TaskState } from '../../protocol/states.js';
 import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../../model/task.js';
-import { asObject, field, invalid, optionalString, shown, type Json } from './fields.js';
+import { asObject, field, invalidField, optionalString, shown, type Json } from './fields.js';
 
 /** The media type of 1.0 HTTP+JSON bodies (spec §11.1); requests may use `application/json` too. */
 export const A2A_JSON = 'application/a2a+json';
@@ -132,13 +132,13 @@ export function eventToV1(event: TaskEvent): Json {
 export function messageFromV1(value: unknown, path = 'message'): TaskMessage {
   const object = asObject(value, path);
   const messageId = field(object, 'messageId', 'message_id');
-  if (typeof messageId !== 'string' || messageId === '') throw invalid(`${path}.messageId is required`);
+  if (typeof messageId !== 'string' || messageId === '') throw invalidField(`${path}.messageId`, `is required`);
   const role = field(object, 'role');
   if (role !== 'ROLE_USER' && role !== 'ROLE_AGENT' && role !== 1 && role !== 2) {
-    throw invalid(`${path}.role must be ROLE_USER or ROLE_AGENT`);
+    throw invalidField(`${path}.role`, `must be ROLE_USER or ROLE_AGENT`);
   }
   const parts = field(object, 'parts');
-  if (!Array.isArray(parts) || parts.length === 0) throw invalid(`${path}.parts must be a non-empty array`);
+  if (!Array.isArray(parts) || parts.length === 0) throw invalidField(`${path}.parts`, `must be a non-empty array`);
   const message: TaskMessage = {
     messageId,
     role: role === 'ROLE_USER' || role === 1 ? 'user' : 'agent',
@@ -152,7 +152,7 @@ export function messageFromV1(value: unknown, path = 'message'): TaskMessage {
   if (metadata !== undefined && metadata !== null) message.metadata = asObject(metadata, `${path}.metadata`);
   const references = field(object, 'referenceTaskIds', 'reference_task_ids');
   if (Array.isArray(references) && references.length > 0) {
-    if (!references.every((r) => typeof r === 'string')) throw invalid(`${path}.referenceTaskIds must hold strings`);
+    if (!references.every((r) => typeof r === 'string')) throw invalidField(`${path}.referenceTaskIds`, `must hold strings`);
     message.referenceTaskIds = references as string[];
   }
   return message;
@@ -161,21 +161,21 @@ export function messageFromV1(value: unknown, path = 'message'): TaskMessage {
 function partFromV1(value: unknown, path: string): Part {
   const object = asObject(value, path);
   const present = ['text', 'raw', 'url', 'data'].filter((key) => object[key] !== undefined);
-  if (present.length !== 1) throw invalid(`${path} must hold exactly one of text, raw, url, data`);
+  if (present.length !== 1) throw invalidField(`${path}`, `must hold exactly one of text, raw, url, data`);
   const mediaType = optionalString(object, `${path}.mediaType`, 'mediaType', 'media_type');
   const filename = optionalString(object, `${path}.filename`, 'filename');
   const metadata = object.metadata === undefined || object.metadata === null ? undefined : asObject(object.metadata, `${path}.metadata`);
   let part: Part;
   if (object.text !== undefined) {
-    if (typeof object.text !== 'string') throw invalid(`${path}.text must be a string`);
+    if (typeof object.text !== 'string') throw invalidField(`${path}.text`, `must be a string`);
     part = { kind: 'text', text: object.text };
   } else if (object.data !== undefined) {
     part = { kind: 'data', data: object.data };
   } else if (object.raw !== undefined) {
-    if (typeof object.raw !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(object.raw)) throw invalid(`${path}.raw must be base64`);
+    if (typeof object.raw !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(object.raw)) throw invalidField(`${path}.raw`, `must be base64`);
     part = { kind: 'file', bytes: Buffer.from(object.raw, 'base64').toString('base64') };
   } else {
-    if (typeof object.url !== 'string' || object.url === '') throw invalid(`${path}.url must be a non-empty string`);
+    if (typeof object.url !== 'string' || object.url === '') throw invalidField(`${path}.url`, `must be a non-empty string`);
     part = { kind: 'file', url: object.url };
   }
   if (part.kind === 'file' && filename) part.name = filename;
@@ -191,7 +191,7 @@ function partFromV1(value: unknown, path: string): Part {
 export function taskFromV1(value: unknown, path = 'task'): Task {
   const object = asObject(value, path);
   const id = field(object, 'id');
-  if (typeof id !== 'string' || id === '') throw invalid(`${path}.id is required`);
+  if (typeof id !== 'string' || id === '') throw invalidField(`${path}.id`, `is required`);
   const contextId = optionalString(object, `${path}.contextId`, 'contextId', 'context_id') ?? '';
   const task: Task = {
     id,
@@ -208,7 +208,7 @@ export function taskFromV1(value: unknown, path = 'task'): Task {
 export function statusFromV1(value: unknown, path: string): TaskStatus {
   const object = asObject(value, path);
   const state = stateFromV1(field(object, 'state'));
-  if (state === undefined) throw invalid(`${path}.state ${shown(field(object, 'state'))} is not a 1.0 task state`);
+  if (state === undefined) throw invalidField(`${path}.state`, `${shown(field(object, 'state'))} is not a 1.0 task state`);
   const status: TaskStatus = { state, timestamp: optionalString(object, `${path}.timestamp`, 'timestamp') ?? '' };
   const message = field(object, 'message', 'update');
   if (message !== undefined && message !== null) status.message = messageFromV1(message, `${path}.message`);
@@ -258,17 +258,17 @@ export function eventFromV1(value: unknown, path = 'result'): TaskEvent {
       lastChunk: field(update, 'lastChunk', 'last_chunk') === true,
     };
   }
-  throw invalid(`${path} holds none of task, message, statusUpdate, artifactUpdate`);
+  throw invalidField(`${path}`, `holds none of task, message, statusUpdate, artifactUpdate`);
 }
 
 function requiredText(object: Json, path: string, ...names: string[]): string {
   const value = optionalString(object, path, ...names);
-  if (value === undefined || value === '') throw invalid(`${path} is required`);
+  if (value === undefined || value === '') throw invalidField(`${path}`, `is required`);
   return value;
 }
 
 function arrayOf(value: unknown, path: string): unknown[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid(`${path} must be an array`);
+  if (!Array.isArray(value)) throw invalidField(`${path}`, `must be an array`);
   return value;
 }

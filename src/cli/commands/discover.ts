@@ -3,14 +3,16 @@
 
 import { render } from '../../card/render.js';
 import { cacheDiscovered, fetchAgentCard } from '../../client/discover.js';
+import { credentialFor } from '../../client/peer.js';
 import { LiteError } from '../../errors.js';
+import { discoverFromHub } from '../../hub/hub-client.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { note, printJson, printLine } from '../output.js';
 import { openStores } from '../stores.js';
 
 export const command: Command = {
-  usage: 'a2a-lite discover URL [--token-env NAME] [--lang zh|en] [--json]',
+  usage: 'a2a-lite discover URL [--token-env NAME] [--lang zh|en] [--json] | discover --hub URL [--skill S]',
   help: `Fetches the Agent Card of the A2A agent at URL (/.well-known/agent-card.json, else the older
 /.well-known/agent.json), accepts 1.0 and 0.3 cards, and caches it in known-agents/ as an
 A2A-Lite card whose channel is a2a:URL, with the interfaces to call it by. Discovering the
@@ -19,6 +21,8 @@ same URL again updates the entry. Prints the card as the [A2A:card] reply.
 options:
   --token-env NAME  remember that this agent's token is in the environment variable NAME
                     (only the name is stored)
+  --hub URL         list the agents of the a2a-lite hub at URL (those offering --skill S) and
+                    cache each as reached through the hub
   --lang zh|en      the language of the printed reply (default zh, as the protocol's examples)
   --json            print the cached lite card and what is known about calling it, as JSON
 
@@ -29,8 +33,10 @@ examples:
 };
 
 async function run(args: string[], context: Context): Promise<number> {
-  const { values, positionals } = parseOptions('discover', args, { 'token-env': { type: 'string' }, lang: { type: 'string' } });
-  atMost('discover', positionals, 1);
+  const { values, positionals } = parseOptions('discover', args, { 'token-env': { type: 'string' }, lang: { type: 'string' }, hub: { type: 'string' }, skill: { type: 'string' } });
+  atMost('discover', positionals, values.hub === undefined ? 1 : 0);
+  if (values.hub !== undefined) return fromHub(values.hub, values, context);
+  if (values.skill !== undefined) throw new LiteError('USAGE', 'discover: --skill chooses among the agents of a --hub');
   const url = required('discover', positionals[0], 'URL');
   const lang = values.lang ?? 'zh';
   if (lang !== 'zh' && lang !== 'en') throw new LiteError('USAGE', `discover: --lang is zh or en, not ${JSON.stringify(lang)}`);
@@ -49,5 +55,21 @@ async function run(args: string[], context: Context): Promise<number> {
   if (found.card.security.bearer || found.card.security.apiKey) {
     if (tokenEnv === undefined && agent.cache.tokenEnv === undefined) note(context, 'this agent wants credentials: pass --token-env NAME here or to send');
   }
+  return 0;
+}
+
+/** `discover --hub URL [--skill S]`: caches every agent of the hub (offering S) as reached through it. */
+async function fromHub(hub: string, values: { 'token-env'?: string; skill?: string; home?: string; json?: boolean }, context: Context): Promise<number> {
+  const tokenEnv = values['token-env'];
+  const token = tokenEnv === undefined ? undefined : credentialFor(undefined, context.env, tokenEnv)?.token;
+  const stores = openStores(values, context);
+  const agents = await discoverFromHub(stores, hub, values.skill, { ...(token === undefined ? {} : { token }), ...(tokenEnv === undefined ? {} : { tokenEnv }) });
+  if (values.json) {
+    printJson(context, { agents: agents.map((agent) => ({ id: agent.card.agent.id, name: agent.card.agent.name, url: agent.cache.a2a?.interfaces[0]?.url, skills: agent.card.skills.map((skill) => skill.id) })) });
+    return 0;
+  }
+  if (agents.length === 0) note(context, `the hub at ${hub} has no agent${values.skill === undefined ? '' : ` offering "${values.skill}"`}`);
+  for (const agent of agents) printLine(context, `${agent.card.agent.id}\t${agent.card.agent.name}\t${agent.card.skills.map((skill) => skill.id).join(',')}\t${agent.cache.a2a?.interfaces[0]?.url ?? ''}`);
+  if (agents.length > 0) note(context, `cached ${agents.length} agent(s) of the hub in known-agents/; send to one by its id`);
   return 0;
 }

@@ -1,8 +1,9 @@
 // `a2a-lite send`: gives a task to any A2A agent (by URL, by known id, or by skill) and shows
 // every event as A2A-Lite text; the exit code tells how the task ended.
 
-import { isUrl } from '../../client/peer.js';
-import { sendTask } from '../../client/send-task.js';
+import { credentialFor, isUrl } from '../../client/peer.js';
+import { sendTask, type SendListener, type SendRequest } from '../../client/send-task.js';
+import { sendThroughHub } from '../../hub/hub-client.js';
 import { LiteError } from '../../errors.js';
 import { atMost, parseOptions } from '../args.js';
 import type { Command, Context } from '../context.js';
@@ -14,7 +15,7 @@ import { openStores } from '../stores.js';
 const DEFAULT_WAIT_S = 600;
 
 export const command: Command = {
-  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--token-env NAME] [--timeout S] [--json]',
+  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--hub URL] [--token-env NAME] [--timeout S] [--json]',
   help: `Sends a task to an A2A agent and prints every event as A2A-Lite text: status lines with
 the agent's words while it works, then the result with its text and one attachment line per
 file. Files the agent returns are saved under <home>/downloads/<task>/.
@@ -33,7 +34,11 @@ options:
   --task ID         the task a --reply continues
   --context ID      the conversation (context id) the new task belongs to
   --no-stream       send and wait for the answer instead of streaming
-  --token-env NAME  the environment variable holding the agent's token (never the token itself)
+  --hub URL         ask the a2a-lite hub at URL: with --skill, the hub ranks the agents that
+                    are up (skill match, active tasks, latency) and the next is tried when one
+                    is down or refuses before taking the task; a TARGET is an agent id there
+  --token-env NAME  the environment variable holding the agent's token (never the token itself);
+                    with --hub, the hub's token
   --timeout S       how long to follow the task, in seconds (default ${DEFAULT_WAIT_S})
   --json            one JSON line per event, then a summary line
 
@@ -45,6 +50,7 @@ examples:
   a2a-lite send http://127.0.0.1:7331 "Research AI agent frameworks" --skill research
   a2a-lite send mexico "Send the report to Rui" --attach report.md
   a2a-lite send --skill email "Send the report to Rui" --attach report.md
+  a2a-lite send --hub http://hub.example:7400 --skill translate "Bonjour"
   a2a-lite send --reply "Rui Costa, rui@example.com" --task 019aa6a8-…`,
   run,
 };
@@ -59,8 +65,12 @@ async function run(args: string[], context: Context): Promise<number> {
     'no-stream': { type: 'boolean' },
     'token-env': { type: 'string' },
     timeout: { type: 'string' },
+    hub: { type: 'string' },
   });
   atMost('send', positionals, 2);
+  const hub = values.hub?.replace(/\/+$/, '');
+  if (hub !== undefined && !isUrl(hub)) throw new LiteError('USAGE', 'send: --hub takes the URL of an a2a-lite hub');
+  if (hub !== undefined && values.reply !== undefined) throw new LiteError('USAGE', 'send: a --reply goes to the agent that asked; leave out --hub');
   const stores = openStores(values, context);
   const json = values.json === true;
   const waitSeconds = values.timeout === undefined ? DEFAULT_WAIT_S : Number(values.timeout);
@@ -75,7 +85,11 @@ async function run(args: string[], context: Context): Promise<number> {
     text = values.reply;
   } else {
     const [first, second] = positionals;
-    if (second !== undefined || (first !== undefined && (isUrl(first) || stores.agents.find(first) !== undefined))) {
+    if (hub !== undefined && second !== undefined) {
+      // An agent id at the hub: its endpoint there.
+      target = isUrl(first as string) ? first : `${hub}/agents/${encodeURIComponent(first as string)}`;
+      text = second;
+    } else if (hub === undefined && (second !== undefined || (first !== undefined && (isUrl(first) || stores.agents.find(first) !== undefined)))) {
       target = first;
       text = second;
     } else if (values.skill !== undefined) {
@@ -101,9 +115,7 @@ async function run(args: string[], context: Context): Promise<number> {
     if (!json) note(context, text);
   };
   try {
-    const result = await sendTask(
-      stores,
-      {
+    const request: SendRequest = {
         ...(target !== undefined ? { target } : {}),
         ...(values.skill !== undefined ? { skill: values.skill } : {}),
         ...(text !== undefined ? { text } : {}),
@@ -117,9 +129,13 @@ async function run(args: string[], context: Context): Promise<number> {
         cwd: context.cwd,
         env: context.env,
         signal: interrupt.signal,
-      },
-      { onChoice: quiet, onNote: quiet, onEvent: (event, _task, taken) => output.show(event, taken) },
-    );
+    };
+    const listener: SendListener = { onChoice: quiet, onNote: quiet, onEvent: (event, _task, taken) => output.show(event, taken) };
+    const token = values['token-env'] === undefined ? undefined : credentialFor(undefined, context.env, values['token-env'])?.token;
+    const result =
+      hub !== undefined && target === undefined && values.skill !== undefined
+        ? await sendThroughHub(stores, hub, { ...request, skill: values.skill }, listener, token === undefined ? {} : { token })
+        : await sendTask(stores, request, listener);
     if (result.interrupted !== undefined) {
       if (result.interrupted.error !== undefined) note(context, result.interrupted.error);
       output.finish(result.peer.id, result.task, result.state, result.files);

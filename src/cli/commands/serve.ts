@@ -23,9 +23,11 @@ import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { parseJson, readInput } from '../input.js';
 import { printLine } from '../output.js';
+import { credentialsFrom } from '../token-flags.js';
 import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '../retention-flags.js';
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
+import { HUB_HELP, HUB_OPTIONS, hubFlags, startHubConnection } from './serve-hub.js';
 import { servedPlan } from './serve-plan.js';
 
 export const command: Command = {
@@ -58,6 +60,7 @@ options:
   --keep-alive-timeout S  close an idle keep-alive connection after S seconds (default 5)
   --max-stream-backlog BYTES  drop a stream whose reader falls this far behind (default
                           1048576); the client can subscribe again
+${HUB_HELP}
   --push                  send push notifications: clients may register webhooks, which get
                           every update of their task, retried for about a minute. Off unless
                           given, since it has the server make requests to URLs clients choose.
@@ -116,11 +119,12 @@ examples:
       'reply-to': { type: 'string', multiple: true },
       'reply-token-env': { type: 'string', multiple: true },
       ...RETENTION_OPTIONS,
+      ...HUB_OPTIONS,
     });
     atMost('serve', positionals, 0);
     if (values.exec !== undefined && values.plan !== undefined) throw new LiteError('USAGE', 'serve: give --exec CMD or --plan PLAN, not both');
     const commandLine = values.plan === undefined ? required('serve', values.exec, '--exec CMD (or --plan PLAN)') : '';
-    const port = wholeNumber('--port', values.port ?? '7331', 65535);
+    const port = values.port === 'none' ? undefined : wholeNumber('--port', values.port ?? '7331', 65535);
     const timeoutSeconds = wholeNumber('--timeout', values.timeout ?? '600', 86_400);
     const maxBodyBytes = wholeNumber('--max-body', values['max-body'] ?? String(4 * 1024 * 1024), 1024 * 1024 * 1024);
     const limits = {
@@ -140,6 +144,7 @@ examples:
     const { home, paths } = stores;
     const plan = values.plan === undefined ? undefined : servedPlan(values.plan, values['max-parallel'], values, stores, context);
     const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
+    const hub = hubFlags(values, card.agent.id, context);
     const store = await openStore(storeKind, paths.database);
     // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
     const recovered = await store.recoverInterrupted('the server stopped before this task ended');
@@ -171,8 +176,10 @@ examples:
     const replies = replyPeers.size === 0 ? undefined : startReplySender({ agent, peers: replyPeers, log: (line) => context.stderr.write(`${line}\n`) });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
     const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
-    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
-    if (baseUrl === '') baseUrl = server.url;
+    const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
+    // Through a hub, the card names the hub: the agent may have no address of its own to give.
+    const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl));
+    if (baseUrl === '' && server !== undefined) baseUrl = server.url;
 
     const webhooks = push === undefined ? 'off' : values['allow-private-webhooks'] ? 'on (private networks allowed)' : 'on';
     const kinds = [auth.bearerTokens ? 'bearer token' : '', auth.apiKeys ? `API key (${auth.apiKeyHeader ?? 'X-API-Key'})` : ''].filter(Boolean);
@@ -188,6 +195,7 @@ examples:
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
       ...(agent.retention === undefined ? {} : { retention: retentionExtension(agent.retention.rules).params }),
       ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
+      ...(hub === undefined ? {} : { hub: hub.url, hubId: hub.id, listening: server?.url ?? 'none' }),
     };
     // One line of JSON: a supervisor reading a long-running server's output wants lines.
     if (values.json) printLine(context, JSON.stringify({ serving: card.agent.id, ...where }));
@@ -200,25 +208,30 @@ examples:
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
+      if (hub !== undefined) printLine(context, `  hub:        connected to ${hub.url} as ${hub.id}; own port: ${where.listening}`);
       if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
       if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);
     }
 
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const signal = await new Promise<NodeJS.Signals | LiteError>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
       process.once('SIGINT', () => resolve('SIGINT'));
+      void hubbed?.refused.then(resolve);
     });
+    hubbed?.connection.close();
     // Stop taking connections, stop sending webhooks (what is unsent stays in the outbox), then
     // end what is running: open streams and waiting requests get that final status before their
     // connections close. Give them a few seconds, then close whatever is left.
-    const drained = new Promise<void>((resolve) => server.server.close(() => resolve()));
-    server.server.closeIdleConnections();
+    const drained = server === undefined ? Promise.resolve() : new Promise<void>((resolve) => server.server.close(() => resolve()));
+    server?.server.closeIdleConnections();
     await push?.close();
     await agent.shutdown('the server is shutting down');
     await replies?.close();
-    server.server.closeIdleConnections();
+    server?.server.closeIdleConnections();
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
-    server.server.closeAllConnections();
+    server?.server.closeAllConnections();
+    // The hub refused this agent after a reconnect (its token was taken away, say).
+    if (signal instanceof LiteError) throw signal;
     if (!values.json) printLine(context, `stopped (${signal})`);
     return 0;
   },
@@ -241,21 +254,7 @@ async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskS
  */
 function authFrom(values: { 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: string[]; 'api-key-header'?: string }, context: Context): AuthOptions {
   const holders = new Map<string, string>();
-  const credentials = (names: string[] | undefined): Credential[] | undefined => {
-    if (names === undefined || names.length === 0) return undefined;
-    return [...new Set(names)].map((name) => {
-      const secret = (context.env[name] ?? '').trim();
-      if (secret === '') throw new LiteError('USAGE', `serve: the environment variable ${name} is empty or not set`);
-      if (secret.includes(',')) {
-        throw new LiteError('USAGE', `serve: the environment variable ${name} holds a comma; each variable holds one token, so give each client a variable of its own and repeat the option`);
-      }
-      // Two clients with one token could not be told apart: whose tasks would they be?
-      const holder = holders.get(secret);
-      if (holder !== undefined && holder !== name) throw new LiteError('USAGE', `serve: the environment variables ${holder} and ${name} hold the same token; give each client its own`);
-      holders.set(secret, name);
-      return { principal: name, secret };
-    });
-  };
+  const credentials = (names: string[] | undefined): Credential[] | undefined => credentialsFrom('serve', names, context, holders);
   const auth: AuthOptions = {};
   const bearer = credentials(values['auth-bearer-env']);
   const keys = credentials(values['auth-api-key-env']);

@@ -1,0 +1,93 @@
+// `bench/hub`: what the hub's relay costs. SendMessage to one echo agent straight and through
+// the hub (the agent dialled out to it), in the same run: throughput ratio and the relay's added
+// p50 with one connection. The agent is on core 0 and the load generator on core 1 (taskset), as
+// in bench/serve.mjs; the hub runs in two layouts: on core 0 with the agent (one machine, one
+// core for both) and on core 1 with the load generator (the agent's core is its own, as when
+// the hub is another machine). Then a fan-in of 200 connected agents with 1 s heartbeats: the
+// hub's memory per agent, and whether all stay up.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const pin = tasksetWorks();
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function load(url, connections, seconds) {
+  const [command, argv] = pinnedNode(pin, 1, [here('./load.mjs'), url, String(connections), String(seconds), '1']);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error('load failed'))));
+  });
+}
+
+const memory = async (hubUrl) => (await fetch(`${hubUrl}/bench/memory`)).json();
+
+/** Straight and through a hub on `hubCore`, `rounds` times, each round's pair back to back. */
+async function layout(hubCore, { connections, seconds, rounds }) {
+  const rows = { direct: [], hub: [], directP50: [], hubP50: [] };
+  for (let round = 0; round < rounds; round += 1) {
+    const hub = await startBenchServer(pin, here('./servers/hub.mjs'), [], hubCore);
+    const agent = await startBenchServer(pin, here('./servers/hub-agents.mjs'), [hub.url, '1']);
+    try {
+      const through = `${hub.url}/agents/bench-0/jsonrpc`;
+      rows.direct.push(await load(agent.url, connections, seconds));
+      rows.hub.push(await load(through, connections, seconds));
+      rows.directP50.push((await load(agent.url, 1, 2)).p50);
+      rows.hubP50.push((await load(through, 1, 2)).p50);
+    } finally {
+      agent.stop();
+      hub.stop();
+    }
+  }
+  const ratios = rows.hub.map((r, i) => r.rps / rows.direct[i].rps);
+  const sum = (list) => ({ rps: median(list.map((r) => r.rps)), p99: median(list.map((r) => r.p99)), errors: list.reduce((n, r) => n + r.errors, 0) });
+  return { hubCore, direct: sum(rows.direct), hub: sum(rows.hub), ratio: median(ratios), ratios, p50: { direct: median(rows.directP50), hub: median(rows.hubP50) } };
+}
+
+export async function run({ connections = 32, seconds = 4, rounds = 3, fanIn = 200 } = {}) {
+  const result = { pinned: pin, connections, seconds, rounds, layouts: [] };
+  for (const core of [0, 1]) result.layouts.push(await layout(core, { connections, seconds, rounds }));
+
+  const hub = await startBenchServer(pin, here('./servers/hub.mjs'), ['1000']);
+  try {
+    const before = await memory(hub.url);
+    const [command, argv] = pinnedNode(pin, 1, [here('./servers/hub-agents.mjs'), hub.url, String(fanIn)]);
+    const agents = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve, reject) => {
+      agents.stdout.on('data', (chunk) => String(chunk).includes('READY') && resolve());
+      agents.on('exit', (code) => reject(new Error(`the agents exited with ${code}`)));
+    });
+    // Five heartbeats: every agent must have answered them to be up.
+    await sleep(5000);
+    const after = await memory(hub.url);
+    agents.kill('SIGKILL');
+    result.fanIn = { agents: fanIn, connected: after.connected, up: after.up, heapPerAgent: (after.heapUsed - before.heapUsed) / fanIn, rssPerAgent: (after.rss - before.rss) / fanIn };
+  } finally {
+    hub.stop();
+  }
+  return result;
+}
+
+export function describe(r) {
+  const lines = [`hub: SendMessage to one echo agent, ${r.connections} connections, ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', agent on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
+  for (const l of r.layouts) {
+    lines.push(
+      `  hub on core ${l.hubCore} (${l.hubCore === 0 ? 'sharing the agent\'s core' : 'with the load generator'}):`,
+      `    straight to the agent  ${Math.round(l.direct.rps).toString().padStart(6)} req/s  p99 ${l.direct.p99.toFixed(1)} ms  errors ${l.direct.errors}`,
+      `    through the hub        ${Math.round(l.hub.rps).toString().padStart(6)} req/s  p99 ${l.hub.p99.toFixed(1)} ms  errors ${l.hub.errors}`,
+      `    ratio ${l.ratio.toFixed(2)}× direct (rounds ${l.ratios.map((v) => v.toFixed(2)).join(' ')}; target ≥ 0.50); one connection: p50 ${l.p50.direct.toFixed(2)} ms straight, ${l.p50.hub.toFixed(2)} ms through the hub (+${(l.p50.hub - l.p50.direct).toFixed(2)} ms)`,
+    );
+  }
+  return [
+    ...lines,
+    `  fan-in: ${r.fanIn.agents} agents connected (${r.fanIn.connected} held, ${r.fanIn.up} up after 5 heartbeats of 1 s); hub heap +${Math.round(r.fanIn.heapPerAgent / 1024)} KiB and RSS +${Math.round(r.fanIn.rssPerAgent / 1024)} KiB per agent`,
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const line of describe(await run())) console.log(line);
+}

@@ -1,0 +1,122 @@
+// `a2a-lite hub`: one service that is a registry of agents, a relay for agents behind NAT, a
+// standard A2A endpoint for each agent, and a catalog in the field's formats (docs/hub.md).
+
+import { join } from 'node:path';
+import type { AuthOptions } from '../../a2a/server/auth.js';
+import { LiteError } from '../../errors.js';
+import { createHubHandler } from '../../hub/hub-handler.js';
+import { MemoryHubStore, type HubStore } from '../../hub/hub-store.js';
+import { Hub } from '../../hub/hub.js';
+import { listen } from '../../serve/node-http.js';
+import { atMost, parseOptions } from '../args.js';
+import type { Command } from '../context.js';
+import { printLine } from '../output.js';
+import { openStores } from '../stores.js';
+import { credentialsFrom } from '../token-flags.js';
+
+export const command: Command = {
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory] [--db FILE] [--token-env NAME …] [--allow-private] [--console] [--json]',
+  help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
+a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
+connection they opened). Every agent is then a standard A2A endpoint at <hub>/agents/<id>, its
+card at <hub>/agents/<id>/.well-known/agent-card.json; the hub checks their health, lists them
+in /.well-known/ai-catalog.json, and ranks them for a2a-lite send --hub URL --skill S.
+
+options:
+  --port N, --host H      where to listen (default 7400 on 127.0.0.1; --port 0 picks a free port)
+  --base-url URL          the address clients use, when it differs (behind a proxy)
+  --store sqlite|memory   keep the registry in --db (default) or only in memory
+  --db FILE               the registry's SQLite file (default <home>/hub.db)
+  --token-env NAME        accept the token in the environment variable NAME, for agents and
+                          clients alike; repeat it for each. With any, every request but the
+                          catalog and the cards needs one, and an agent id belongs to the
+                          token (the variable's name) that registered it first
+  --allow-private         fetch cards from, and forward to, loopback and private addresses
+                          (refused by default, against SSRF)
+  --heartbeat S           ping connected agents every S seconds (default 10); three missed
+                          pings mark one down
+  --check S               fetch the cards of agents registered by URL every S seconds to check
+                          them (default 30; 0: never)
+  --grace S               how long a request waits for its agent to reconnect (default 10)
+  --max-hops N            refuse a message that has passed through N agents (default 8)
+  --console               serve a live console at <hub>/console/: agents up or down, their
+                          skills, load and latency, and the tasks passing through with their
+                          progress, A2A-Lite transcript and raw events. The page asks for a
+                          token when the hub has any (or open /console/#token=…)
+
+examples:
+  a2a-lite hub --port 7400 --token-env HUB_TOKEN_ALICE --token-env HUB_TOKEN_BOB
+  a2a-lite serve --exec ./agent.sh --port none --hub http://hub.example:7400 --hub-token-env HUB_TOKEN_ALICE`,
+  async run(args, context) {
+    const { values, positionals } = parseOptions('hub', args, {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'base-url': { type: 'string' },
+      store: { type: 'string' },
+      db: { type: 'string' },
+      'token-env': { type: 'string', multiple: true },
+      'allow-private': { type: 'boolean' },
+      heartbeat: { type: 'string' },
+      check: { type: 'string' },
+      grace: { type: 'string' },
+      'max-hops': { type: 'string' },
+      console: { type: 'boolean' },
+    });
+    atMost('hub', positionals, 0);
+    const port = whole('--port', values.port ?? '7400', 65535);
+    const storeKind = values.store ?? 'sqlite';
+    if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'hub: --store is sqlite or memory');
+    if (values.db !== undefined && storeKind === 'memory') throw new LiteError('USAGE', 'hub: --db is for --store sqlite');
+    const tokens = credentialsFrom('hub', values['token-env'], context);
+    const auth: AuthOptions = tokens === undefined ? {} : { bearerTokens: tokens };
+    let store: HubStore;
+    let where = 'memory';
+    if (storeKind === 'memory') store = new MemoryHubStore();
+    else {
+      where = values.db ?? join(openStores(values, context).home.dir, 'hub.db');
+      const { openSqliteHubStore } = await import('../../hub/sqlite-hub-store.js');
+      store = await openSqliteHubStore(where);
+    }
+    let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
+    const hub = new Hub({
+      store,
+      baseUrl: () => baseUrl,
+      allowPrivate: values['allow-private'] ?? false,
+      heartbeatMs: whole('--heartbeat', values.heartbeat ?? '10', 3600, 1) * 1000,
+      checkMs: whole('--check', values.check ?? '30', 86_400) * 1000,
+      graceMs: whole('--grace', values.grace ?? '10', 3600) * 1000,
+      maxHops: whole('--max-hops', values['max-hops'] ?? '8', 100, 1),
+    });
+    // Cards fetched when the hub starts: agents registered by URL are up again at once.
+    void hub.registry.checkUrlAgents().catch(() => undefined);
+    // Bodies as large as an agent's answer with its files; a relay stream may hold several
+    // uploads on their way to a slow agent.
+    const server = await listen(createHubHandler(hub, { auth, console: values.console ?? false }), { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024 });
+    if (baseUrl === '') baseUrl = server.url;
+    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
+    if (values.json) printLine(context, JSON.stringify(info));
+    else {
+      printLine(context, `hub on ${baseUrl}`);
+      printLine(context, `  agents:   ${baseUrl}/agents/<id> (A2A 1.0 JSON-RPC and HTTP+JSON, 0.3)`);
+      printLine(context, `  catalog:  ${info.catalog}`);
+      printLine(context, `  API:      ${info.api} (agents, route, tasks, events)`);
+      if (info.console !== undefined) printLine(context, `  console:  ${info.console}${tokens === undefined ? '' : ' (open it with #token=… or type the token in)'}`);
+      printLine(context, `  registry: ${where}`);
+      printLine(context, `  auth:     ${info.auth}${hub.allowPrivate ? '; private addresses allowed' : ''}`);
+    }
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+      process.once('SIGINT', () => resolve('SIGINT'));
+    });
+    hub.close();
+    await server.close();
+    await store.close();
+    if (!values.json) printLine(context, `stopped (${signal})`);
+    return 0;
+  },
+};
+
+function whole(option: string, value: string, max: number, min = 0): number {
+  if (!/^\d+$/.test(value) || Number(value) > max || Number(value) < min) throw new LiteError('USAGE', `hub: ${option} is a whole number from ${min} to ${max}`);
+  return Number(value);
+}

@@ -1,0 +1,77 @@
+// `serve --hub URL`: the agent dials out to an a2a-lite hub and takes its requests over that
+// connection, so that it needs no inbound port (`--port none`). Its card then names the hub.
+
+import type { A2AHandler } from '../../a2a/server/http.js';
+import { LiteError } from '../../errors.js';
+import { connectToHub, type HubConnection } from '../../hub/connector.js';
+import type { Context } from '../context.js';
+import { tokenFrom } from '../token-flags.js';
+
+export const HUB_OPTIONS = {
+  hub: { type: 'string' },
+  'hub-token-env': { type: 'string' },
+  'hub-id': { type: 'string' },
+} as const;
+
+export const HUB_HELP = `  --hub URL               also take requests through the a2a-lite hub at URL: this agent dials
+                          out to it (no inbound port needed) and is published there at
+                          URL/agents/<id>, which its card then names (unless --base-url)
+  --hub-token-env NAME    the token to present to the hub: the value of the variable NAME
+  --hub-id ID             the id to register at the hub (default: the card's agent id)
+  --port none             with --hub, listen on no port at all`;
+
+export interface HubFlags {
+  url: string;
+  id: string;
+  token?: string;
+}
+
+/** The hub settings the flags give, checked; undefined without --hub. */
+export function hubFlags(values: { hub?: string; 'hub-token-env'?: string; 'hub-id'?: string; port?: string }, cardId: string, context: Context): HubFlags | undefined {
+  if (values.hub === undefined) {
+    if (values['hub-token-env'] !== undefined || values['hub-id'] !== undefined) throw new LiteError('USAGE', 'serve: --hub-token-env and --hub-id need --hub URL');
+    if (values.port === 'none') throw new LiteError('USAGE', 'serve: --port none needs --hub URL, or no client could reach this agent');
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(values.hub);
+  } catch {
+    throw new LiteError('USAGE', 'serve: --hub takes the URL of an a2a-lite hub, e.g. http://hub.example:7400');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LiteError('USAGE', 'serve: --hub is an http or https URL');
+  const id = values['hub-id'] ?? cardId;
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(id)) throw new LiteError('USAGE', `serve: the hub id "${id.slice(0, 64)}" is not 1 to 64 letters, digits, ".", "_" or "-"; give --hub-id`);
+  const flags: HubFlags = { url: url.href.replace(/\/+$/, ''), id };
+  if (values['hub-token-env'] !== undefined) flags.token = tokenFrom('serve', '--hub-token-env', values['hub-token-env'], context);
+  return flags;
+}
+
+/**
+ * Connects to the hub and resolves once the hub has said hello, or rejects when the hub refuses
+ * this agent (bad token, id taken). Later cuts are dialled again, said on stderr.
+ */
+export async function startHubConnection(flags: HubFlags, handler: A2AHandler, context: Context, onBaseUrl: (url: string) => void): Promise<{ connection: HubConnection; refused: Promise<LiteError> }> {
+  let refuse: (error: LiteError) => void = () => {};
+  const refused = new Promise<LiteError>((resolve) => (refuse = resolve));
+  let first = true;
+  const connection = connectToHub({
+    hubUrl: flags.url,
+    agentId: flags.id,
+    ...(flags.token === undefined ? {} : { token: flags.token }),
+    handler,
+    onBaseUrl,
+    onRefused: refuse,
+    log: (line) => {
+      // The first connection is reported on stdout with the rest of serve's start-up.
+      if (first && line.startsWith('connected')) first = false;
+      else context.stderr.write(`a2a-lite serve: ${line}\n`);
+    },
+  });
+  const outcome = await Promise.race([connection.ready().then(() => undefined), refused]);
+  if (outcome !== undefined) {
+    connection.close();
+    throw outcome;
+  }
+  return { connection, refused };
+}

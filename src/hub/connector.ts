@@ -1,0 +1,213 @@
+// The agent's side of the relay: `serve --hub URL` dials out to the hub and keeps that
+// connection open, runs every request the hub sends down it through the agent's own A2A
+// handler (no listening port needed), and posts each answer back as frames, a stream's events
+// one batch at a time as they come. A cut connection is dialled again with growing pauses.
+
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { A2AHandler, HttpRequest } from '../a2a/server/http.js';
+import { SseParser } from '../client/sse.js';
+import { LiteError } from '../errors.js';
+import { MAX_FRAMES_PER_POST, type DownFrame, type UpFrame } from './frames.js';
+
+export interface ConnectorOptions {
+  /** The hub's base URL, e.g. `http://hub.example:7400`. */
+  hubUrl: string;
+  agentId: string;
+  /** The bearer token the hub knows this agent by. */
+  token?: string;
+  handler: A2AHandler;
+  /** A line for the operator: connected, lost, retrying. */
+  log?: (line: string) => void;
+  /** The hub refused this agent for good (bad token, id owned by another). */
+  onRefused?: (error: LiteError) => void;
+  /** Told the address the hub publishes this agent at, on every (re)connect. */
+  onBaseUrl?: (url: string) => void;
+  /** Pauses between attempts grow from `minBackoffMs` to `maxBackoffMs` (defaults 200 ms, 10 s). */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface HubConnection {
+  /** True while the connection is up and the hub has said hello. */
+  readonly connected: boolean;
+  /** Resolves once connected (again). */
+  ready(): Promise<void>;
+  close(): void;
+}
+
+/** Dials the hub and keeps dialling until closed. */
+export function connectToHub(options: ConnectorOptions): HubConnection {
+  const log = options.log ?? (() => {});
+  const hub = options.hubUrl.replace(/\/+$/, '');
+  const auth: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
+  const stop = new AbortController();
+  let connected = false;
+  let waiters: (() => void)[] = [];
+
+  const session = async (): Promise<void> => {
+    const response = await fetch(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}`, { headers: { accept: 'text/event-stream', ...auth }, signal: stop.signal });
+    if (response.status === 401 || response.status === 403 || response.status === 409) {
+      const text = await response.text().catch(() => '');
+      let message = `HTTP ${response.status}`;
+      try {
+        const said = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+        if (typeof said === 'string') message = said;
+      } catch {
+        // Not the hub's JSON: the status says enough.
+      }
+      throw new LiteError(response.status === 401 ? 'AUTH_REQUIRED' : 'FORBIDDEN', `the hub refused agent ${options.agentId}: ${message}`);
+    }
+    if (response.status !== 200 || response.body === null) throw new Error(`the hub answered HTTP ${response.status}`);
+    const running = new Map<string, AbortController>();
+    const outbox = new Outbox(hub, auth);
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    try {
+      for await (const bytes of response.body) {
+        for (const event of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
+          const frame = JSON.parse(event.data) as DownFrame;
+          if (frame.type === 'hello') {
+            outbox.session = frame.session;
+            connected = true;
+            backoff = options.minBackoffMs ?? 200;
+            options.onBaseUrl?.(frame.baseUrl);
+            log(`connected to the hub ${hub} as ${options.agentId}: ${frame.baseUrl}`);
+            for (const wake of waiters.splice(0)) wake();
+          } else if (frame.type === 'ping') {
+            outbox.push({ type: 'pong', seq: frame.seq });
+          } else if (frame.type === 'abort') {
+            running.get(frame.rid)?.abort();
+          } else if (frame.type === 'request') {
+            const gone = new AbortController();
+            running.set(frame.rid, gone);
+            void answer(options.handler, frame, gone.signal, outbox).finally(() => running.delete(frame.rid));
+          }
+        }
+      }
+    } finally {
+      connected = false;
+      // Streams relayed over this connection end with it; their clients resubscribe.
+      for (const gone of running.values()) gone.abort();
+    }
+  };
+
+  let backoff = options.minBackoffMs ?? 200;
+  const max = options.maxBackoffMs ?? 10_000;
+  void (async () => {
+    while (!stop.signal.aborted) {
+      try {
+        await session();
+        if (!stop.signal.aborted) log(`the hub ${hub} closed the connection; reconnecting`);
+      } catch (error) {
+        if (stop.signal.aborted) break;
+        if (error instanceof LiteError) {
+          // Trying again would be refused again: whoever started the agent must act.
+          if (options.onRefused === undefined) log(error.message);
+          else options.onRefused(error);
+          break;
+        }
+        log(`cannot reach the hub ${hub} (${(error as Error).message}); retrying in ${Math.round(backoff)} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, backoff * (0.75 + Math.random() / 2)));
+      backoff = Math.min(max, backoff * 2);
+    }
+  })();
+
+  return {
+    get connected() {
+      return connected;
+    },
+    ready: () => (connected ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    close() {
+      stop.abort();
+      waiters = [];
+    },
+  };
+}
+
+/** Runs one relayed request through the agent's handler and queues its answer. */
+async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, outbox: Outbox): Promise<void> {
+  const request: HttpRequest = { method: frame.method, path: frame.path, query: new URLSearchParams(frame.query), headers: frame.headers, body: frame.body, signal, remoteAddress: 'hub' };
+  // Tasks are the principal's the hub authenticated: another caller of the hub cannot see them.
+  if (typeof frame.principal === 'string' && frame.principal !== '') request.principal = `hub:${frame.principal}`;
+  const response = await handler(request);
+  if ('body' in response) {
+    outbox.push({ type: 'response', rid: frame.rid, status: response.status, headers: response.headers, body: response.body });
+    return;
+  }
+  outbox.push({ type: 'head', rid: frame.rid, status: response.status, headers: response.headers });
+  const events = response.events[Symbol.asyncIterator]();
+  const stop = (): void => void events.return?.();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    for (;;) {
+      const next = await events.next();
+      if (next.done || signal.aborted) break;
+      outbox.push({ type: 'chunk', rid: frame.rid, data: next.value });
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    outbox.push({ type: 'end', rid: frame.rid });
+  }
+}
+
+/** A post is closed once it holds this much (a single larger frame goes alone). */
+const POST_BYTES = 8 * 1024 * 1024;
+
+/** Connections kept open for the posts: one post follows another all the time under load. */
+const keptAlive = { http: new HttpAgent({ keepAlive: true, maxSockets: 1 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 1 }) };
+
+/** POSTs `body` and reads the answer away; node:http, which costs less per post than fetch. */
+function post(url: string, body: string, auth: Record<string, string>): Promise<void> {
+  const secure = url.startsWith('https:');
+  return new Promise((resolve, reject) => {
+    const send = secure ? httpsRequest : httpRequest;
+    const req = send(url, { method: 'POST', agent: secure ? keptAlive.https : keptAlive.http, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...auth } }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    // Small posts one after another: Nagle's wait for the last one's ACK would add a delay to each.
+    req.setNoDelay(true);
+    req.end(body);
+  });
+}
+
+/** Frames waiting to be posted, sent in order, as many at a time as have queued up. */
+class Outbox {
+  session = '';
+  private readonly queue: UpFrame[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly hub: string,
+    private readonly auth: Record<string, string>,
+  ) {}
+
+  push(frame: UpFrame): void {
+    this.queue.push(frame);
+    if (!this.flushing) void this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        // As many frames as have queued, up to the hub's limits on a post.
+        const parts: string[] = [];
+        let size = 0;
+        while (this.queue.length > 0 && parts.length < MAX_FRAMES_PER_POST && (parts.length === 0 || size < POST_BYTES)) {
+          const part = JSON.stringify(this.queue.shift());
+          parts.push(part);
+          size += part.length;
+        }
+        // The connection is going down with this session if this fails: its requests fail at the hub.
+        await post(`${this.hub}/hub/v1/connect/${this.session}`, `{"frames":[${parts.join(',')}]}`, this.auth).catch(() => undefined);
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+// The hub's live feed: every change a watcher (the console, a script) should see, in order,
+// each with a number. `GET /hub/v1/events` streams them; a watcher that reconnects with
+// Last-Event-ID gets those it missed while the hub still holds them (the last 1000).
+
+import { Channel } from './channel.js';
+
+/** An agent's health as the hub last saw it. */
+export interface AgentHealth {
+  up: boolean;
+  /** ISO time of the last sign of life: a connection, a pong, an answer, a card fetch. */
+  lastSeen?: string;
+  /** Recent round trip in milliseconds (moving average), when one was measured. */
+  latencyMs?: number;
+  /** Requests that start or follow a task, relayed to it and not yet answered. */
+  activeTasks: number;
+  /** Failures in a row: missed heartbeats, failed checks, failed relays. */
+  failures: number;
+  /** Why it is down, when it is. */
+  reason?: string;
+}
+
+/** A task as the hub saw it pass through, from the answers and stream events it relayed. */
+export interface TaskSeen {
+  agentId: string;
+  /** Who sent it through the hub: only they see it in the API and the feed. */
+  principal: string;
+  taskId: string;
+  contextId?: string;
+  state: string;
+  /** From the lite header's `progress=`, when the agent sent one. */
+  progress?: number;
+  /** The words of the last status or of the result, cut to 500 characters. */
+  text?: string;
+  updatedAt: string;
+}
+
+export type HubEvent =
+  | { type: 'agent.registered'; agentId: string; kind: 'url' | 'connected'; name: string; version: string }
+  | { type: 'agent.removed'; agentId: string }
+  | { type: 'agent.health'; agentId: string; health: AgentHealth }
+  /** `event` is the answer or stream event as relayed; `lite`, the same said as A2A-Lite text. */
+  | { type: 'task'; task: TaskSeen; event: unknown; lite?: string };
+
+const KEPT = 1000;
+
+/** An event as kept: written out as a line only when someone reads it. */
+interface Kept {
+  seq: number;
+  event: HubEvent;
+  at: number;
+  line?: string;
+}
+
+export class HubEvents {
+  private seq = 0;
+  private readonly recent: Kept[] = [];
+  /** Each watcher's stream, and the principal it sees tasks of. */
+  private readonly watchers = new Map<Channel, string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  publish(event: HubEvent): void {
+    const kept: Kept = { seq: ++this.seq, event, at: Date.now() };
+    this.recent.push(kept);
+    if (this.recent.length > KEPT) this.recent.shift();
+    // Most relayed requests happen with nobody watching: their events are not written out.
+    if (this.watchers.size > 0) for (const [watcher, principal] of this.watchers) if (visible(kept.event, principal)) watcher.push(lineOf(kept));
+  }
+
+  /**
+   * A stream for one watcher, with the tasks of `principal` only: first `snapshot` (the state now, as an event of its own), or,
+   * after `lastEventId`, the events it missed when the hub still holds them all; then every
+   * new event. Ends when the watcher goes away.
+   */
+  watch(principal: string, snapshot: () => unknown, lastEventId?: string): AsyncIterable<string> {
+    const channel = new Channel();
+    const after = lastEventId === undefined || !/^\d+$/.test(lastEventId) ? undefined : Number(lastEventId);
+    const oldest = this.recent[0]?.seq ?? this.seq + 1;
+    if (after !== undefined && after <= this.seq && after + 1 >= oldest) {
+      for (const kept of this.recent) if (kept.seq > after && visible(kept.event, principal)) channel.push(lineOf(kept));
+    } else {
+      channel.push(`id: ${this.seq}\nevent: snapshot\ndata: ${JSON.stringify(snapshot())}\n\n`);
+    }
+    this.watchers.set(channel, principal);
+    channel.onClose(() => this.watchers.delete(channel));
+    return channel;
+  }
+
+  /**
+   * A comment line to every watcher each `ms`, so that a proxy between them and the hub does
+   * not close a quiet feed as idle; readers ignore comments.
+   */
+  keepAlive(ms: number): void {
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      for (const watcher of this.watchers.keys()) watcher.push(': keep-alive\n\n');
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Ends every watcher's stream (the hub is stopping). */
+  close(): void {
+    clearInterval(this.timer);
+    for (const watcher of this.watchers.keys()) watcher.end();
+  }
+}
+
+function lineOf(kept: Kept): string {
+  return (kept.line ??= `id: ${kept.seq}\nevent: ${kept.event.type}\ndata: ${JSON.stringify({ ...kept.event, at: new Date(kept.at).toISOString() })}\n\n`);
+}
+
+/** Agents are everyone's to see; a task only its maker's. */
+function visible(event: HubEvent, principal: string): boolean {
+  return event.type !== 'task' || event.task.principal === principal;
+}

@@ -1,0 +1,108 @@
+// The hub's HTTP routes, framework-free like the A2A handler (and served by the same node:http
+// adapter). Public: the AI Catalog and each agent's card. Everything else needs a hub token when
+// the hub has any: the agents' A2A endpoints, the registry API, the relay's connect routes.
+//
+//   /agents/<id>/…                  the agent's own A2A endpoint, relayed or forwarded
+//   /hub/v1/connect?agent=<id>      an agent behind NAT dials in (event stream of requests)
+//   /hub/v1/connect/<session>       it posts its answers back as frames
+//   /hub/v1/…, /ard/search          the registry API (hub-api.ts)
+//   /console/                       the live console, when the hub serves it (console.ts)
+
+import { withAuth, type AuthOptions } from '../a2a/server/auth.js';
+import { json, statusError, type A2AHandler, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { ERROR_TABLE, isLiteError } from '../errors.js';
+import { parseJson } from '../json-text.js';
+import { consoleRoutes } from './console.js';
+import { parseUpFrames } from './frames.js';
+import { apiRoute, catalog } from './hub-api.js';
+import type { Hub } from './hub.js';
+
+export interface HubHandlerOptions {
+  /** Tokens of agents and clients; none: the hub is open, and everyone is `anonymous`. */
+  auth?: AuthOptions;
+  /** Told of failures that are the hub's own (never a request's body or credential). */
+  onError?: (error: unknown, where: string) => void;
+  /**
+   * Serve the console's page at `/console/`. The page holds no data, so it is public; what it
+   * shows, it reads from the API with the token its user gives it.
+   */
+  console?: boolean;
+}
+
+/** The principal of every caller of a hub without tokens. */
+export const ANONYMOUS = 'anonymous';
+
+const AGENT_PATH = /^\/agents\/([^/]+)(\/.*)?$/;
+const CARD_SUFFIXES = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
+
+export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2AHandler {
+  const report = options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
+  const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS), options.auth ?? {});
+  const page = options.console === true ? consoleRoutes() : undefined;
+  return async (request) => {
+    try {
+      const file = page?.(request);
+      if (file !== undefined) return file;
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        if (request.path === '/.well-known/ai-catalog.json') return await catalog(hub);
+        const agent = AGENT_PATH.exec(request.path);
+        if (agent !== null && CARD_SUFFIXES.has(agent[2] ?? '')) return await hub.call(decodeURIComponent(agent[1] as string), request, agent[2] as string);
+      }
+      return await guarded(request);
+    } catch (error) {
+      if (isLiteError(error)) {
+        const row = ERROR_TABLE[error.code];
+        if (row.http < 500) return statusError(row.http, row.status, error.message);
+      }
+      report(error, `${request.method} ${request.path}`);
+      return statusError(500, 'INTERNAL', 'internal error');
+    }
+  };
+}
+
+async function route(hub: Hub, request: HttpRequest, principal: string): Promise<HttpResponse> {
+  const agent = AGENT_PATH.exec(request.path);
+  if (agent !== null) return hub.call(decodeURIComponent(agent[1] as string), request, agent[2] ?? '/', principal);
+  if (request.path === '/hub/v1/connect') {
+    if (request.method !== 'GET') return statusError(405, 'UNIMPLEMENTED', 'use GET', { allow: 'GET' });
+    return connect(hub, request, principal);
+  }
+  const post = /^\/hub\/v1\/connect\/([0-9a-f-]{36})$/.exec(request.path);
+  if (post !== null) {
+    if (request.method !== 'POST') return statusError(405, 'UNIMPLEMENTED', 'use POST', { allow: 'POST' });
+    return frames(hub, request, post[1] as string, principal);
+  }
+  const api = await apiRoute(hub, request, principal);
+  return api ?? statusError(404, 'NOT_FOUND', `nothing at ${request.path} on this hub; see docs/hub.md`);
+}
+
+/** An agent dials in: its id is claimed for its principal, then its card is read through the new connection. */
+async function connect(hub: Hub, request: HttpRequest, principal: string): Promise<HttpResponse> {
+  const id = request.query.get('agent') ?? '';
+  await hub.registry.claim(id, principal);
+  const opened = hub.relay.open(id, hub.agentUrl(id), principal);
+  void readCard(hub, id, principal);
+  return opened;
+}
+
+async function readCard(hub: Hub, id: string, principal: string): Promise<void> {
+  const request: HttpRequest = { method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' };
+  const response = await hub.relay.forward(id, request, request.path, '').catch(() => undefined);
+  if (response === undefined || !('body' in response) || response.status !== 200) {
+    hub.health.failed(id, 'its card could not be read through its connection');
+    return;
+  }
+  try {
+    await hub.registry.registerConnected(id, principal, JSON.parse(response.body));
+  } catch (error) {
+    hub.health.failed(id, isLiteError(error) ? error.message : 'its card could not be stored');
+  }
+}
+
+function frames(hub: Hub, request: HttpRequest, session: string, principal: string): HttpResponse {
+  // Someone else's session is as good as none: its id tells a stranger nothing.
+  if (hub.relay.sessionOf(session)?.principal !== principal) return statusError(404, 'NOT_FOUND', 'no such relay session; connect again');
+  const parsed = parseJson(request.body, 'the relay post');
+  hub.relay.accept(session, parseUpFrames(parsed));
+  return json(200, { accepted: true });
+}

@@ -1,0 +1,78 @@
+// What the hub keeps across restarts: the registered agents, each with the card it last
+// published and the principal that owns its id. Health and open connections are not kept:
+// they are facts about the moment, learned again when agents reconnect or answer a check.
+
+/** One registered agent as the hub stores it. */
+export interface HubAgent {
+  /** The id clients use: `<hub>/agents/<id>`. */
+  id: string;
+  /** The principal that registered it first; no other may replace or delete it. */
+  owner: string;
+  /** `url`: the hub fetches its card and forwards to it; `connected`: it dials in to the hub. */
+  kind: 'url' | 'connected';
+  /** For `url` agents, the base URL of the agent (where its card was found). */
+  url?: string;
+  /** The A2A card exactly as the agent published it (its own addresses, not the hub's). */
+  card: Record<string, unknown>;
+  /** The card's `version`, kept apart for search and for the history below. */
+  version: string;
+  /** Card versions seen before this one, oldest first (at most ten). */
+  previousVersions: string[];
+  registeredAt: string;
+  updatedAt: string;
+}
+
+export interface HubStore {
+  get(id: string): Promise<HubAgent | undefined>;
+  list(): Promise<HubAgent[]>;
+  /** Saves `agent` under its id, replacing what was there. */
+  put(agent: HubAgent): Promise<void>;
+  /** True when there was an agent to remove. */
+  remove(id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The most card versions remembered per agent. */
+export const MAX_VERSIONS = 10;
+
+/**
+ * The agent that results from `id` publishing `card` again: its version history grows when
+ * the version changed. The caller has checked ownership.
+ */
+export function withNewCard(previous: HubAgent | undefined, next: Omit<HubAgent, 'previousVersions' | 'registeredAt' | 'updatedAt'>, now: Date): HubAgent {
+  const history = previous === undefined ? [] : [...previous.previousVersions];
+  if (previous !== undefined && previous.version !== next.version) history.push(previous.version);
+  return {
+    ...next,
+    previousVersions: history.slice(-MAX_VERSIONS),
+    registeredAt: previous?.registeredAt ?? now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+}
+
+/** A store for one hub process: everything is lost when it stops. */
+export class MemoryHubStore implements HubStore {
+  private readonly agents = new Map<string, HubAgent>();
+
+  get(id: string): Promise<HubAgent | undefined> {
+    const agent = this.agents.get(id);
+    return Promise.resolve(agent === undefined ? undefined : structuredClone(agent));
+  }
+
+  list(): Promise<HubAgent[]> {
+    return Promise.resolve([...this.agents.values()].map((agent) => structuredClone(agent)).sort((a, b) => a.id.localeCompare(b.id)));
+  }
+
+  put(agent: HubAgent): Promise<void> {
+    this.agents.set(agent.id, structuredClone(agent));
+    return Promise.resolve();
+  }
+
+  remove(id: string): Promise<boolean> {
+    return Promise.resolve(this.agents.delete(id));
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

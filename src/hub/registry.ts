@@ -1,0 +1,210 @@
+// The hub's registry: who is registered (by card URL or by connecting), who owns each id, what
+// each card offers, and the search and ranking clients use to pick an agent. The store keeps
+// agents and owners across restarts; health is in memory (health.ts).
+
+import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
+import { LiteError } from '../errors.js';
+import { cardProblem, viewOf, type CardView } from './agent-card-view.js';
+import { guardedFetch, readText } from './guarded-fetch.js';
+import type { HealthBoard } from './health.js';
+import type { HubEvents } from './hub-events.js';
+import { withNewCard, type HubAgent, type HubStore } from './hub-store.js';
+
+/** Agent ids: what a URL path segment and a file name both carry safely. */
+export const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+const MAX_CARD_BYTES = 256 * 1024;
+
+export interface SearchQuery {
+  skill?: string;
+  tag?: string;
+  /** Words matched against name, description, skill names and descriptions. */
+  text?: string;
+  version?: string;
+  /** Only agents that are up. */
+  healthy?: boolean;
+}
+
+export interface Candidate {
+  agent: HubAgent;
+  /** Smaller is better. */
+  score: number;
+  why: string;
+}
+
+export class Registry {
+  /** Ids claimed by a connect that has not stored its card yet, and by whom. */
+  private readonly claims = new Map<string, string>();
+  /** The agents as last stored, read on every relayed request without a copy or a parse. */
+  private readonly known = new Map<string, HubAgent>();
+
+  constructor(
+    readonly store: HubStore,
+    private readonly health: HealthBoard,
+    private readonly events: HubEvents,
+    private readonly allowPrivate: boolean,
+  ) {}
+
+  /**
+   * Refuses `id` to `principal` when another principal owns it (FORBIDDEN), and claims it
+   * otherwise, so that two first registrations at once cannot both win.
+   */
+  async claim(id: string, principal: string): Promise<void> {
+    if (!AGENT_ID.test(id)) throw new LiteError('INVALID_PARAMS', 'an agent id is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    const owner = (await this.store.get(id))?.owner ?? this.claims.get(id);
+    if (owner !== undefined && owner !== principal) throw new LiteError('FORBIDDEN', `the agent id "${id}" is registered by another principal`);
+    this.claims.set(id, principal);
+  }
+
+  /** Registers the agent whose card is at `url`, fetched through the SSRF guard. */
+  async registerUrl(url: string, principal: string, wantedId?: string): Promise<HubAgent> {
+    const base = parseBase(url);
+    const card = await this.fetchCard(base);
+    const id = wantedId ?? idFromCard(card);
+    await this.claim(id, principal);
+    return this.save(id, principal, 'url', card, base);
+  }
+
+  /** Stores the card a connected agent published (through its connection). */
+  async registerConnected(id: string, principal: string, card: unknown): Promise<HubAgent> {
+    const problem = cardProblem(card);
+    if (problem !== undefined) throw new LiteError('INVALID_CARD', `agent ${id}: ${problem}`);
+    await this.claim(id, principal);
+    return this.save(id, principal, 'connected', card as Record<string, unknown>);
+  }
+
+  /** Removes `id`; FORBIDDEN for anyone but its owner. */
+  async remove(id: string, principal: string): Promise<void> {
+    const agent = await this.store.get(id);
+    if (agent === undefined) throw new LiteError('AGENT_NOT_FOUND', `no agent "${id}" is registered at this hub`);
+    if (agent.owner !== principal) throw new LiteError('FORBIDDEN', `the agent "${id}" is registered by another principal`);
+    await this.store.remove(id);
+    this.known.delete(id);
+    this.claims.delete(id);
+    this.health.forget(id);
+    this.events.publish({ type: 'agent.removed', agentId: id });
+  }
+
+  async get(id: string): Promise<HubAgent> {
+    const agent = await this.lookup(id);
+    if (agent === undefined) throw new LiteError('AGENT_NOT_FOUND', `no agent "${id}" is registered at this hub`);
+    return agent;
+  }
+
+  /** Agent `id` as stored, or undefined; the same object each time, not to be changed. */
+  async lookup(id: string): Promise<HubAgent | undefined> {
+    const cached = this.known.get(id);
+    if (cached !== undefined) return cached;
+    const stored = await this.store.get(id);
+    if (stored !== undefined) this.known.set(id, stored);
+    return stored;
+  }
+
+  async search(query: SearchQuery): Promise<HubAgent[]> {
+    const words = (query.text ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    return (await this.store.list()).filter((agent) => {
+      const view = viewOf(agent.card);
+      if (query.skill !== undefined && !offers(view, query.skill)) return false;
+      if (query.tag !== undefined && !view.skills.some((skill) => skill.tags.some((tag) => tag.toLowerCase() === query.tag?.toLowerCase()))) return false;
+      if (query.version !== undefined && agent.version !== query.version) return false;
+      if (query.healthy === true && !this.health.of(agent.id).up) return false;
+      const haystack = [agent.id, view.name, view.description, ...view.skills.flatMap((s) => [s.id, s.name, s.description, ...s.tags])].join(' ').toLowerCase();
+      return words.every((word) => haystack.includes(word));
+    });
+  }
+
+  /**
+   * The healthy agents offering `skill`, best first: an exact skill id before a tag or name,
+   * then fewer active tasks, then lower recent latency, then the id. Each says why.
+   */
+  async candidates(skill: string): Promise<Candidate[]> {
+    const wanted = skill.toLowerCase();
+    const ranked = (await this.search({ skill, healthy: true })).map((agent) => {
+      const view = viewOf(agent.card);
+      const exact = view.skills.some((s) => s.id.toLowerCase() === wanted);
+      const health = this.health.of(agent.id);
+      const latency = health.latencyMs ?? 1000;
+      // Active tasks weigh most: a second of latency is worth one task in flight.
+      const score = (exact ? 0 : 1_000_000) + health.activeTasks * 1000 + Math.min(latency, 999);
+      const why = `${exact ? `skill "${skill}"` : `a skill tagged or named "${skill}"`}, ${health.activeTasks} active task${health.activeTasks === 1 ? '' : 's'}, latency ${health.latencyMs === undefined ? 'not measured' : `${health.latencyMs} ms`}`;
+      return { agent, score, why };
+    });
+    return ranked.sort((a, b) => a.score - b.score || a.agent.id.localeCompare(b.agent.id));
+  }
+
+  /** Fetches each URL agent's card again: up when it answers (its new card saved), down after three misses. */
+  async checkUrlAgents(): Promise<void> {
+    for (const agent of await this.store.list()) {
+      if (agent.kind !== 'url' || agent.url === undefined) continue;
+      const started = performance.now();
+      try {
+        const card = await this.fetchCard(agent.url);
+        this.health.up(agent.id, performance.now() - started);
+        if (JSON.stringify(card) !== JSON.stringify(agent.card)) await this.save(agent.id, agent.owner, 'url', card, agent.url);
+      } catch (error) {
+        this.health.failed(agent.id, `its card could not be fetched: ${(error as Error).message}`, 3);
+      }
+    }
+  }
+
+  private async save(id: string, owner: string, kind: HubAgent['kind'], card: Record<string, unknown>, url?: string): Promise<HubAgent> {
+    const view = viewOf(card);
+    const previous = await this.store.get(id);
+    const agent = withNewCard(previous, { id, owner, kind, ...(url === undefined ? {} : { url }), card, version: view.version }, new Date());
+    await this.store.put(agent);
+    this.known.set(id, agent);
+    this.claims.delete(id);
+    if (kind === 'url') this.health.up(id);
+    this.events.publish({ type: 'agent.registered', agentId: id, kind, name: view.name, version: view.version });
+    return agent;
+  }
+
+  private async fetchCard(base: string): Promise<Record<string, unknown>> {
+    const url = base.endsWith('.json') ? base : `${base}/.well-known/agent-card.json`;
+    const response = await guardedFetch(url, { allowPrivate: this.allowPrivate, headers: { accept: 'application/json' } });
+    if (response.statusCode !== 200) {
+      response.resume();
+      throw new LiteError('PEER_ERROR', `no agent card at ${url} (HTTP ${response.statusCode})`);
+    }
+    let card: unknown;
+    try {
+      card = JSON.parse(await readText(response, MAX_CARD_BYTES));
+    } catch (error) {
+      if (error instanceof LiteError) throw error;
+      throw new LiteError('INVALID_CARD', `${url} does not hold JSON, so it is no agent card`);
+    }
+    const problem = cardProblem(card);
+    if (problem !== undefined) throw new LiteError('INVALID_CARD', `${url}: ${problem}`);
+    return card as Record<string, unknown>;
+  }
+}
+
+function offers(view: CardView, skill: string): boolean {
+  const wanted = skill.toLowerCase();
+  return view.skills.some((s) => s.id.toLowerCase() === wanted || s.name.toLowerCase() === wanted || s.tags.some((tag) => tag.toLowerCase() === wanted));
+}
+
+function parseBase(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new LiteError('INVALID_PARAMS', '"url" is not an absolute URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LiteError('INVALID_PARAMS', '"url" is an http or https URL');
+  return parsed.href.replace(/\/+$/, '').replace(/\/\.well-known\/agent-card\.json$/, '');
+}
+
+/** The id an a2a-lite agent gives itself in its card, else one made from the card's name. */
+function idFromCard(card: Record<string, unknown>): string {
+  const extensions = (card.capabilities as { extensions?: unknown } | undefined)?.extensions;
+  if (Array.isArray(extensions)) {
+    for (const extension of extensions) {
+      const { uri, params } = (extension ?? {}) as { uri?: unknown; params?: { id?: unknown } };
+      if (uri === LITE_CARD_EXTENSION && typeof params?.id === 'string' && AGENT_ID.test(params.id)) return params.id;
+    }
+  }
+  const slug = String(card.name).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+  if (slug === '') throw new LiteError('INVALID_PARAMS', 'the card gives no usable id; give "id" with the registration');
+  return slug;
+}

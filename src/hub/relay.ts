@@ -1,0 +1,216 @@
+// The hub's side of the relay: agents behind NAT hold a connection open to the hub (an event
+// stream), and every request for such an agent goes down that stream whole and comes back as
+// frames (frames.ts). Requests made while an agent is reconnecting wait a short grace period.
+// A lost connection fails the requests not yet answered and ends the relayed streams: the task
+// lives at the agent, and its client resubscribes with Last-Event-ID once the agent is back.
+
+import { randomUUID } from 'node:crypto';
+import { statusError, SSE_HEADERS, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { Channel } from './channel.js';
+import type { DownFrame, UpFrame } from './frames.js';
+
+export interface RelayObserver {
+  up(agentId: string): void;
+  down(agentId: string, reason: string): void;
+  /** A heartbeat came back after `ms`. */
+  latency(agentId: string, ms: number): void;
+}
+
+export interface RelayOptions {
+  observer: RelayObserver;
+  /** How often each connection is pinged (default 10 s). */
+  heartbeatMs?: number;
+  /** Pings unanswered in a row before the connection is dropped (default 3). */
+  maxMissed?: number;
+  /** How long a request waits for its agent to (re)connect (default 10 s). */
+  graceMs?: number;
+}
+
+interface Pending {
+  /** Settles the client's response, once: whole, or a stream's head. */
+  answer(response: HttpResponse): void;
+  /** The stream's body, once a head came. */
+  stream?: Channel;
+}
+
+interface Session {
+  id: string;
+  agentId: string;
+  /** Who opened it: only they may post its answers. */
+  principal: string;
+  down: Channel;
+  pending: Map<string, Pending>;
+  pings: Map<number, number>;
+  missed: number;
+}
+
+/** Headers the hub never passes on: the caller's credentials, and the connection's own. */
+export const PRIVATE_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization', 'host', 'connection', 'content-length', 'accept-encoding', 'keep-alive', 'transfer-encoding']);
+
+export class Relay {
+  private readonly sessions = new Map<string, Session>();
+  private readonly byAgent = new Map<string, Session>();
+  private readonly arrivals = new Map<string, (() => void)[]>();
+  private readonly heartbeatMs: number;
+  private readonly maxMissed: number;
+  private readonly graceMs: number;
+  private readonly timer: NodeJS.Timeout;
+  private seq = 0;
+
+  constructor(private readonly options: RelayOptions) {
+    this.heartbeatMs = options.heartbeatMs ?? 10_000;
+    this.maxMissed = options.maxMissed ?? 3;
+    this.graceMs = options.graceMs ?? 10_000;
+    this.timer = setInterval(() => this.heartbeat(), this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  isConnected(agentId: string): boolean {
+    return this.byAgent.has(agentId);
+  }
+
+  connectedCount(): number {
+    return this.byAgent.size;
+  }
+
+  /**
+   * Opens a session for `agentId`, replacing one it already had (a reconnect seen before the
+   * old connection's end). The returned events are the connect response's body.
+   */
+  open(agentId: string, baseUrl: string, principal: string): HttpResponse & { session: string } {
+    this.byAgent.get(agentId)?.down.end();
+    const session: Session = { id: randomUUID(), agentId, principal, down: new Channel(), pending: new Map(), pings: new Map(), missed: 0 };
+    this.sessions.set(session.id, session);
+    this.byAgent.set(agentId, session);
+    session.down.onClose(() => this.closed(session));
+    send(session, { type: 'hello', session: session.id, agentId, baseUrl, heartbeatMs: this.heartbeatMs });
+    this.options.observer.up(agentId);
+    for (const wake of this.arrivals.get(agentId)?.splice(0) ?? []) wake();
+    return { status: 200, headers: { ...SSE_HEADERS }, events: session.down, session: session.id };
+  }
+
+  /** The agent and the principal of a live session, so that posts to it can be checked against their sender. */
+  sessionOf(sessionId: string): { agentId: string; principal: string } | undefined {
+    const session = this.sessions.get(sessionId);
+    return session === undefined ? undefined : { agentId: session.agentId, principal: session.principal };
+  }
+
+  /** Sends `request` to the connected agent `agentId` (path relative to the agent) and relays its answer. */
+  async forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
+    const session = this.byAgent.get(agentId) ?? (await this.arrival(agentId));
+    if (session === undefined) return statusError(503, 'UNAVAILABLE', `agent ${agentId} is not connected to the hub; try again when it is`, { 'retry-after': '5' });
+    const rid = randomUUID().replaceAll('-', '');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
+    const answered = new Promise<HttpResponse>((resolve) => session.pending.set(rid, { answer: resolve }));
+    send(session, { type: 'request', rid, method: request.method, path, query: request.query.toString(), headers, body: request.body, principal });
+    const onGone = (): void => {
+      const pending = session.pending.get(rid);
+      if (pending === undefined) return;
+      session.pending.delete(rid);
+      // Settled for nobody, so that nothing waits on an answer that will never be read.
+      if (pending.stream === undefined) pending.answer(statusError(408, 'CANCELLED', 'the client went away before the agent answered'));
+      else pending.stream.end();
+      send(session, { type: 'abort', rid });
+    };
+    request.signal?.addEventListener('abort', onGone, { once: true });
+    const response = await answered;
+    if (!('events' in response)) request.signal?.removeEventListener('abort', onGone);
+    return response;
+  }
+
+  /** Takes an agent's posted frames for `sessionId`; false when that session is gone. */
+  accept(sessionId: string, frames: readonly UpFrame[]): boolean {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return false;
+    session.missed = 0;
+    for (const frame of frames) {
+      if (frame.type === 'pong') {
+        const sentAt = session.pings.get(frame.seq);
+        session.pings.delete(frame.seq);
+        if (sentAt !== undefined) this.options.observer.latency(session.agentId, performance.now() - sentAt);
+        continue;
+      }
+      const pending = session.pending.get(frame.rid);
+      if (pending === undefined) continue; // its client went away: the rest of its answer is dropped
+      if (frame.type === 'response') {
+        session.pending.delete(frame.rid);
+        pending.answer({ status: frame.status, headers: frame.headers, body: frame.body });
+      } else if (frame.type === 'head') {
+        if (pending.stream !== undefined) continue;
+        const stream = (pending.stream = new Channel());
+        // The client stopped reading: tell the agent, so its handler stops the stream too.
+        stream.onClose(() => {
+          if (session.pending.get(frame.rid) === pending) {
+            session.pending.delete(frame.rid);
+            send(session, { type: 'abort', rid: frame.rid });
+          }
+        });
+        pending.answer({ status: frame.status, headers: frame.headers, events: stream });
+      } else if (frame.type === 'chunk') {
+        pending.stream?.push(frame.data);
+      } else {
+        session.pending.delete(frame.rid);
+        if (pending.stream !== undefined) pending.stream.end();
+        else pending.answer({ status: 204, headers: {}, body: '' });
+      }
+    }
+    return true;
+  }
+
+  /** Ends every session (the hub is stopping). */
+  close(): void {
+    clearInterval(this.timer);
+    for (const session of [...this.sessions.values()]) session.down.end();
+  }
+
+  private arrival(agentId: string): Promise<Session | undefined> {
+    if (this.graceMs <= 0) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiting = this.arrivals.get(agentId) ?? [];
+      this.arrivals.set(agentId, waiting);
+      const timer = setTimeout(() => {
+        const at = waiting.indexOf(wake);
+        if (at !== -1) waiting.splice(at, 1);
+        if (waiting.length === 0) this.arrivals.delete(agentId);
+        resolve(undefined);
+      }, this.graceMs);
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve(this.byAgent.get(agentId));
+      };
+      waiting.push(wake);
+    });
+  }
+
+  private closed(session: Session): void {
+    this.sessions.delete(session.id);
+    const current = this.byAgent.get(session.agentId) === session;
+    if (current) this.byAgent.delete(session.agentId);
+    for (const pending of session.pending.values()) {
+      if (pending.stream !== undefined) pending.stream.end();
+      else pending.answer(statusError(502, 'UNAVAILABLE', `the connection of agent ${session.agentId} to the hub was lost before it answered; a task it accepted is still at the agent`));
+    }
+    session.pending.clear();
+    if (current) this.options.observer.down(session.agentId, 'its connection to the hub closed');
+  }
+
+  private heartbeat(): void {
+    const now = performance.now();
+    for (const session of [...this.sessions.values()]) {
+      if (session.missed >= this.maxMissed) {
+        session.down.end();
+        continue;
+      }
+      session.missed += 1;
+      const seq = ++this.seq;
+      session.pings.set(seq, now);
+      if (session.pings.size > this.maxMissed + 1) session.pings.delete(session.pings.keys().next().value as number);
+      send(session, { type: 'ping', seq });
+    }
+  }
+}
+
+function send(session: Session, frame: DownFrame): void {
+  session.down.push(`data: ${JSON.stringify(frame)}\n\n`);
+}

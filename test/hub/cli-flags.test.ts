@@ -1,0 +1,38 @@
+// The hub's command-line flags and serve's --hub flags: each mistake gets one clear line and
+// exit 2, before anything starts.
+import { describe, expect, it } from 'vitest';
+import { cli } from '../cli/run-cli.js';
+import { tempHome } from '../fixtures/home.js';
+import { agentHome } from './hub-processes.js';
+
+describe('hub and serve --hub flags', () => {
+  it.each([
+    [['hub', '--store', 'postgres'], 'hub: --store is sqlite or memory'],
+    [['hub', '--store', 'memory', '--db', 'x.db'], 'hub: --db is for --store sqlite'],
+    [['hub', '--port', '70000'], 'hub: --port is a whole number from 0 to 65535'],
+    [['hub', '--heartbeat', '0'], 'hub: --heartbeat is a whole number from 1 to 3600'],
+    [['hub', '--token-env', 'HUB_UNSET_TOKEN'], 'hub: the environment variable HUB_UNSET_TOKEN is empty or not set'],
+  ])('a2a-lite %j', (args, message) => {
+    const result = cli(args, { home: tempHome() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`a2a-lite: USAGE: ${message}\n`);
+  });
+
+  it.each([
+    [['--port', 'none'], 'serve: --port none needs --hub URL, or no client could reach this agent'],
+    [['--hub-id', 'x'], 'serve: --hub-token-env and --hub-id need --hub URL'],
+    [['--hub', 'hub.example:7400'], 'serve: --hub is an http or https URL'],
+    [['--hub', 'http://127.0.0.1:1', '--hub-id', 'no/slash'], 'serve: the hub id "no/slash" is not 1 to 64 letters, digits, ".", "_" or "-"; give --hub-id'],
+    [['--hub', 'http://127.0.0.1:1', '--hub-token-env', 'HUB_UNSET_TOKEN'], 'serve: the environment variable HUB_UNSET_TOKEN (--hub-token-env) is empty or not set'],
+  ])('a2a-lite serve %j', (args, message) => {
+    const result = cli(['serve', '--home', agentHome('flags'), '--store', 'memory', '--exec', 'true', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`a2a-lite: USAGE: ${message}\n`);
+  });
+
+  it('refuses a --hub for send that is not a URL', () => {
+    const result = cli(['send', '--hub', 'not-a-url', '--skill', 'x', 'hi'], { home: tempHome() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('a2a-lite: USAGE: send: --hub takes the URL of an a2a-lite hub\n');
+  });
+});
