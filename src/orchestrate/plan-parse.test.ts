@@ -44,7 +44,7 @@ describe('reading a plan', () => {
   it.each<[string, unknown, string]>([
     ['not a mapping', ['a'], 'INVALID_PLAN plan: plan: plan: must be a mapping (key: value), not a list'],
     ['no steps', {}, 'INVALID_PLAN steps: plan: steps: a plan needs a list of steps'],
-    ['an unknown top field', { steps: [step({})], stpes: 1 }, 'INVALID_PLAN plan.stpes: plan: plan.stpes: unknown field; the fields here are name, description, inputs, steps, output'],
+    ['an unknown top field', { steps: [step({})], stpes: 1 }, 'INVALID_PLAN plan.stpes: plan: plan.stpes: unknown field; the fields here are name, description, hub, inputs, steps, output'],
     ['a misspelt step field', plan(step({ neds: ['b'] })), 'INVALID_PLAN steps.a.neds: plan: steps.a.neds: unknown field'],
     ['a step without an id', plan({ agent: URL_A, text: 'x' }), 'INVALID_PLAN steps[0].id: plan: steps[0].id: every step needs an id'],
     ['a bad id', plan(step({ id: '1st' })), 'INVALID_PLAN steps[0].id: plan: steps[0].id: "1st" is not a step id'],
