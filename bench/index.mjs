@@ -2,6 +2,7 @@
 import { run as startupBench } from './cli-startup.mjs';
 import { run as parseBench } from './parse.mjs';
 import { describe as describeHub, run as hubBench } from './hub.mjs';
+import { describe as describeRun, run as runBench } from './run.mjs';
 import { describe as describeServe, run as serveBench } from './serve.mjs';
 
 const parse = parseBench();
@@ -14,3 +15,4 @@ console.log(
 );
 for (const line of describeServe(await serveBench())) console.log(line);
 for (const line of describeHub(await hubBench())) console.log(line);
+for (const line of describeRun(await runBench())) console.log(line);

@@ -60,12 +60,14 @@ export { HUB_EXTENSION, HUB_TRAIL_ENV, type HubTrail } from './a2a/wire/hub-trai
 export { openHomeStores, type Stores } from './home/stores.js';
 export {
   runPlan,
+  startPlan,
   resumeRun,
   readPlanFile,
   parsePlan,
   RunStore,
   type RunOptions,
   type RunResult,
+  type RunningPlan,
   type RunRecord,
   type SubtaskRecord,
   type RunEvent,

@@ -1,6 +1,7 @@
 // Plans: read, check and run them across A2A agents, and resume a run a crash left behind.
 
 export { runPlan, resumeRun, runStoreOf, DEFAULT_MAX_PARALLEL, type RunOptions, type RunResult } from './run-plan.js';
+export { startPlan, type RunningPlan } from './run-events.js';
 export { readPlanFile, parsePlan, readPlanText } from './plan-file.js';
 export { parsePlanDocument } from './plan-parse.js';
 export { checkPlan, resolveInputs } from './plan-check.js';

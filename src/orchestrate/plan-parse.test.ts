@@ -33,6 +33,7 @@ describe('reading a plan', () => {
       ],
       output: { text: '{{steps.review.text}}', files: ['gather'] },
     });
+    expect(check({ hub: { url: 'http://127.0.0.1:7400', tokenEnv: 'HUB_TOKEN' }, steps: [step({})] }).hub).toEqual({ url: 'http://127.0.0.1:7400', tokenEnv: 'HUB_TOKEN' });
     expect(read.inputs).toEqual({ topic: { default: 'agents' }, depth: { default: '2', description: 'how deep' }, style: {} });
     expect(read.steps[0]).toMatchObject({ target: { skill: 'research' }, retries: 2, backoffMs: 500, timeoutMs: 60_000, tokenEnv: 'RESEARCH_TOKEN', needs: [] });
     expect(read.steps[1]).toMatchObject({ needs: ['gather'], fallback: { skill: 'review' } });
@@ -43,7 +44,7 @@ describe('reading a plan', () => {
   it.each<[string, unknown, string]>([
     ['not a mapping', ['a'], 'INVALID_PLAN plan: plan: plan: must be a mapping (key: value), not a list'],
     ['no steps', {}, 'INVALID_PLAN steps: plan: steps: a plan needs a list of steps'],
-    ['an unknown top field', { steps: [step({})], stpes: 1 }, 'INVALID_PLAN plan.stpes: plan: plan.stpes: unknown field; the fields here are name, description, inputs, steps, output'],
+    ['an unknown top field', { steps: [step({})], stpes: 1 }, 'INVALID_PLAN plan.stpes: plan: plan.stpes: unknown field; the fields here are name, description, hub, inputs, steps, output'],
     ['a misspelt step field', plan(step({ neds: ['b'] })), 'INVALID_PLAN steps.a.neds: plan: steps.a.neds: unknown field'],
     ['a step without an id', plan({ agent: URL_A, text: 'x' }), 'INVALID_PLAN steps[0].id: plan: steps[0].id: every step needs an id'],
     ['a bad id', plan(step({ id: '1st' })), 'INVALID_PLAN steps[0].id: plan: steps[0].id: "1st" is not a step id'],
@@ -73,6 +74,8 @@ describe('reading a plan', () => {
     ['a token instead of its name', plan(step({ tokenEnv: 'sk-abc def' })), 'INVALID_PLAN steps.a.tokenEnv: plan: steps.a.tokenEnv: must be the name of an environment variable'],
     ['a fallback with neither', plan(step({ fallback: {} })), 'INVALID_PLAN steps.a.fallback: plan: steps.a.fallback: give the fallback an agent or a skill'],
     ['a token in a step\'s words', plan(step({ text: 'use ghp_abcdefghijklmnopqrstuvwxyz0123456789' })), 'INVALID_PLAN steps.a.text: plan: steps.a.text: holds what looks like a credential (GitHub token)'],
+    ['a hub that is not a URL', { ...plan(step({})), hub: 'hub.local' }, 'INVALID_PLAN hub: plan: hub: must be the http or https URL of an a2a-lite hub'],
+    ['a hub token instead of its name', { ...plan(step({})), hub: { url: 'http://127.0.0.1:7400', tokenEnv: 'abc def' } }, 'INVALID_PLAN hub.tokenEnv: plan: hub.tokenEnv: must be the name of an environment variable'],
     ['output files of a missing step', { ...plan(step({})), output: { files: ['b'] } }, 'INVALID_PLAN output.files[0]: plan: output.files[0]: no step is named "b"'],
   ])('refuses %s, naming the field', (_what, document, expected) => {
     expect(refusal(document)).toContain(expected);

@@ -4,7 +4,7 @@
 // plan as a whole (references, cycles).
 
 import { LiteError } from '../errors.js';
-import { MAX_ITEMS, MAX_STEPS, NAME, STEP_ENDS, type Condition, type Each, type Plan, type PlanInput, type Step, type StepEnd, type Target } from './plan.js';
+import { MAX_ITEMS, MAX_STEPS, NAME, STEP_ENDS, type Condition, type Each, type HubRef, type Plan, type PlanInput, type Step, type StepEnd, type Target } from './plan.js';
 
 /** The error for a mistake at `path` (`steps.gather.when.state`), said in a sentence. */
 export function planError(path: string, problem: string): LiteError {
@@ -52,9 +52,10 @@ function seconds(value: unknown, path: string, max: number): number {
  * parsePlanDocument({ steps: [{ id: 'a', agent: 'http://127.0.0.1:7331', text: 'hi' }] });
  */
 export function parsePlanDocument(document: unknown): Plan {
-  const doc = object(document, 'plan', ['name', 'description', 'inputs', 'steps', 'output']);
+  const doc = object(document, 'plan', ['name', 'description', 'hub', 'inputs', 'steps', 'output']);
   const plan: Plan = { name: doc.name === undefined ? 'plan' : text(doc.name, 'name', 200), inputs: inputsOf(doc.inputs), steps: [], output: {} };
   if (doc.description !== undefined) plan.description = text(doc.description, 'description', 2_000);
+  if (doc.hub !== undefined) plan.hub = hubOf(doc.hub);
   if (doc.steps === undefined) throw planError('steps', 'a plan needs a list of steps');
   const steps = list(doc.steps, 'steps', MAX_STEPS);
   if (steps.length === 0) throw planError('steps', 'a plan needs at least one step');
@@ -204,6 +205,19 @@ function eachOf(value: unknown, path: string): Each {
     return { kind: 'data', step: name(fields.step, `${path}.step`, 'step id'), data: dataPath(fields.data, `${path}.data`) };
   }
   throw planError(path, 'give a list, or {input: NAME}, {agents: SKILL} or {step: ID, data: FIELD}');
+}
+
+function hubOf(value: unknown): HubRef {
+  const fields = typeof value === 'string' ? { url: value } : object(value, 'hub', ['url', 'tokenEnv']);
+  const url = target(fields.url, typeof value === 'string' ? 'hub' : 'hub.url');
+  if (!/^https?:\/\//i.test(url)) throw planError(typeof value === 'string' ? 'hub' : 'hub.url', 'must be the http or https URL of an a2a-lite hub');
+  const hub: HubRef = { url };
+  if (fields.tokenEnv !== undefined) {
+    const env = text(fields.tokenEnv, 'hub.tokenEnv', 128);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(env)) throw planError('hub.tokenEnv', 'must be the name of an environment variable (never the token itself)');
+    hub.tokenEnv = env;
+  }
+  return hub;
 }
 
 function outputOf(value: unknown): Plan['output'] {

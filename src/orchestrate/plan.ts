@@ -55,9 +55,17 @@ export interface PlanInput {
   description?: string;
 }
 
+/** A hub (a2a-lite hub) that chooses the agent for a skill, and the variable holding its token. */
+export interface HubRef {
+  url: string;
+  tokenEnv?: string;
+}
+
 export interface Plan {
   name: string;
   description?: string;
+  /** Where `skill:` targets and `each: {agents: SKILL}` find their agents; else the known agents. */
+  hub?: HubRef;
   inputs: Record<string, PlanInput>;
   steps: Step[];
   /** The run's result: text (a template) and the files of the steps named. */

@@ -15,7 +15,7 @@ import type { RunContext, RunEvent } from './events.js';
 import { Limiter } from './limiter.js';
 import { checkPlan, resolveInputs } from './plan-check.js';
 import { parsePlanDocument } from './plan-parse.js';
-import type { Plan, Step } from './plan.js';
+import type { HubRef, Plan, Step } from './plan.js';
 import { RunStore, isAlive, type RunRecord, type RunState, type SavedFileRef, type SubtaskRecord } from './run-state.js';
 import { inside, itemsOf, makeJob, render, type StepAnswer } from './step-jobs.js';
 import { runSubtask } from './subtask.js';
@@ -36,6 +36,8 @@ export interface RunOptions {
   source?: string;
   /** Refuses an agent URL the caller may not call, before anything is sent to it. */
   checkUrl?(url: string): Promise<void>;
+  /** A hub to choose agents for skills, in place of the plan's own `hub`. */
+  hub?: HubRef;
 }
 
 export interface RunResult {
@@ -62,10 +64,11 @@ export function runStoreOf(stores: Stores): RunStore {
  */
 export async function runPlan(plan: Plan | unknown, options: RunOptions): Promise<RunResult> {
   const checked = checkPlan(isPlan(plan) ? structuredClone(plan) : parsePlanDocument(plan));
+  if (options.hub !== undefined) checked.hub = options.hub;
   const inputs = resolveInputs(checked, options.inputs ?? {});
   checked.steps.forEach((step) => {
     for (const [target, path] of [[step.target, `steps.${step.id}.agent`], [step.fallback, `steps.${step.id}.fallback`]] as const) {
-      const problem = target === undefined ? undefined : checkTarget(options.stores, target, path);
+      const problem = target === undefined ? undefined : checkTarget(options.stores, target, path, checked.hub);
       if (problem !== undefined) throw new LiteError('INVALID_PLAN', `plan: ${problem}`, { path });
     }
     // A file named as it is must be there, inside the plan's folder, before anything is sent.
@@ -128,7 +131,7 @@ async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: 
   // The subtasks' ledger records are not flushed to disk one by one: a run writes hundreds a
   // second, and its own state (run-state.ts), not the ledger, is what a resume reads.
   const stores: Stores = { ...options.stores, tasks: new FileTaskLedger(options.stores.tasks.dir, { durable: false }) };
-  const ctx: RunContext = { stores, runs, run, targets: new Targets(options.stores, options.checkUrl), limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit };
+  const ctx: RunContext = { stores, runs, run, targets: new Targets(options.stores, options.checkUrl, run.plan.hub === undefined ? undefined : { ref: run.plan.hub, env: options.env }), limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit };
   const steps = run.plan.steps;
   emit({ type: 'run', run: run.id, context: run.contextId, state: how, name: run.name, steps: steps.map((s) => ({ id: s.id, needs: s.needs, each: s.each !== undefined })) });
   const answers: Record<string, StepAnswer> = {};
@@ -187,7 +190,7 @@ async function runStep(step: Step, ctx: RunContext, records: Map<string, Subtask
     return answerOfRecords(record, step, records);
   }
   const parent = records.get(step.id) ?? fresh(step.id, step.id);
-  parent.items ??= itemsOf(step.each, ctx.run, answers, ctx.stores, `${at}.each`);
+  parent.items ??= await itemsOf(step.each, ctx.run, answers, ctx.stores, `${at}.each`, ctx.env);
   parent.state = 'running';
   records.set(step.id, parent);
   await ctx.runs.saveSubtask(ctx.run.id, parent);

@@ -8,7 +8,7 @@ import { LiteError } from '../errors.js';
 import type { Each, Step, Target } from './plan.js';
 import type { RunRecord, SavedFileRef, SubtaskRecord } from './run-state.js';
 import type { SubtaskJob } from './subtask.js';
-import { agentsWithSkill } from './targets.js';
+import { fanOutAgents } from './targets.js';
 import type { Stores } from '../home/stores.js';
 import { dig, renderTemplate, type Reference } from './template.js';
 
@@ -23,7 +23,7 @@ export interface StepAnswer {
 }
 
 /** The items a fan-out step runs over. */
-export function itemsOf(each: Each, run: RunRecord, answers: Readonly<Record<string, StepAnswer>>, stores: Stores, path: string): unknown[] {
+export async function itemsOf(each: Each, run: RunRecord, answers: Readonly<Record<string, StepAnswer>>, stores: Stores, path: string, env: NodeJS.ProcessEnv): Promise<unknown[]> {
   switch (each.kind) {
     case 'list':
       return each.items;
@@ -40,7 +40,7 @@ export function itemsOf(each: Each, run: RunRecord, answers: Readonly<Record<str
       return value.split(value.includes('\n') ? '\n' : ',').map((s) => s.trim()).filter((s) => s !== '');
     }
     case 'agents': {
-      const agents = agentsWithSkill(stores, each.skill);
+      const agents = await fanOutAgents(stores, each.skill, run.plan.hub, env);
       if (agents.length === 0) throw new LiteError('AGENT_NOT_FOUND', `${path}: no known A2A agent offers the skill "${each.skill}"`, { skill: each.skill });
       return agents;
     }

@@ -5,7 +5,8 @@
 import { chooseBySkill, isUrl, markAnswered, peerOf, resolvePeer, type Peer } from '../client/peer.js';
 import { LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
-import type { Target } from './plan.js';
+import { hubCandidates, type HubCallOptions, type HubCandidate } from '../hub/hub-client.js';
+import type { HubRef, Target } from './plan.js';
 
 /** One agent of a fan-out over a skill, as `{{item}}` shows it. */
 export interface AgentItem {
@@ -23,6 +24,8 @@ export class Targets {
     private readonly stores: Stores,
     /** Refuses an address the caller may not call (the OpenClaw tool's network rules). */
     private readonly checkUrl: (url: string) => Promise<void> = async () => {},
+    /** The hub that chooses agents for skills, with the environment its token is read from. */
+    private readonly hub?: { ref: HubRef; env: NodeJS.ProcessEnv },
   ) {}
 
   /** The peer `target` names (`agent` already rendered). */
@@ -55,10 +58,17 @@ export class Targets {
   }
 
   private async resolve(target: Target): Promise<Peer> {
+    if ('skill' in target && this.hub !== undefined) {
+      // The hub ranks the agents that are up; the best is called at its endpoint on the hub.
+      const [best] = await hubCandidates(this.hub.ref.url, target.skill, hubOptions(this.hub.ref, this.hub.env));
+      return this.resolve({ agent: (best as HubCandidate).url });
+    }
     if ('skill' in target) return chooseBySkill(this.stores.agents, target.skill).peer;
     if (isUrl(target.agent)) {
       await this.checkUrl(target.agent);
-      return resolvePeer(target.agent, this.stores.agents);
+      // An agent reached through the hub takes the hub's token.
+      const atHub = this.hub !== undefined && target.agent.startsWith(this.hub.ref.url.replace(/\/+$/, ''));
+      return resolvePeer(target.agent, this.stores.agents, atHub && this.hub?.ref.tokenEnv !== undefined ? { tokenEnv: this.hub.ref.tokenEnv } : {});
     }
     if (this.stores.agents.find(target.agent) === undefined) {
       throw new LiteError('AGENT_NOT_FOUND', `"${target.agent}" is neither a URL nor a known agent; give a URL, or an id from a2a-lite agents list`, { agent: target.agent });
@@ -76,8 +86,24 @@ export function agentsWithSkill(stores: Stores, skill: string): AgentItem[] {
     .sort((a, b) => a.agent.localeCompare(b.agent));
 }
 
+/** The agents a fan-out over `skill` runs on: those the hub finds up, else the known ones. */
+export async function fanOutAgents(stores: Stores, skill: string, hub: HubRef | undefined, env: NodeJS.ProcessEnv): Promise<AgentItem[]> {
+  if (hub === undefined) return agentsWithSkill(stores, skill);
+  const found = await hubCandidates(hub.url, skill, hubOptions(hub, env));
+  return found.map((c) => ({ agent: c.url, name: c.name, url: c.url }));
+}
+
+/** What calling the hub takes: its token, read from the variable the plan names. */
+function hubOptions(hub: HubRef, env: NodeJS.ProcessEnv): HubCallOptions {
+  if (hub.tokenEnv === undefined) return {};
+  const token = env[hub.tokenEnv];
+  if (token === undefined || token === '') throw new LiteError('USAGE', `the environment variable ${hub.tokenEnv} (the plan's hub.tokenEnv) is not set`);
+  return { token };
+}
+
 /** Checks, before anything is sent, that a literal target names something that can be called. */
-export function checkTarget(stores: Stores, target: Target, path: string): string | undefined {
+export function checkTarget(stores: Stores, target: Target, path: string, hub?: HubRef): string | undefined {
+  if ('skill' in target && hub !== undefined) return undefined;
   if ('skill' in target) {
     return agentsWithSkill(stores, target.skill).length === 0 ? `${path}: no known A2A agent offers the skill "${target.skill}"; find one with: a2a-lite discover URL` : undefined;
   }

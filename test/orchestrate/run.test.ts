@@ -64,9 +64,18 @@ output:
     const runId = readdirSync(join(dir, 'home', 'runs'))[0] as string;
     const shown = JSON.parse((await cliAsync(['runs', 'show', runId, '--json'], { home: join(dir, 'home') })).stdout);
     expect(shown.run.contextId).toBe(lines[0]?.context);
-    const task = shown.steps.find((s: { key: string }) => s.key === 'edit').taskId;
+    const taskOf = (key: string): string => shown.steps.find((s: { key: string }) => s.key === key).taskId;
+    const task = taskOf('edit');
     const record = JSON.parse((await cliAsync(['tasks', 'show', task, '--json'], { home: join(dir, 'home') })).stdout);
     expect(record.history[0].params).toMatchObject({ run: runId, step: 'edit' });
+    // At the agent, the message of each step names the task it builds on (A2A 1.0 referenceTaskIds).
+    const got = await fetch(`${beta.url}/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: task, historyLength: 10 } }),
+    });
+    const history = ((await got.json()) as { result: { history: Array<{ role: string; referenceTaskIds?: string[]; contextId?: string }> } }).result.history;
+    expect(history.find((m) => m.role === 'ROLE_USER')).toMatchObject({ referenceTaskIds: [taskOf('draft')], contextId: shown.run.contextId });
   });
 
   it('fans out 20 subtasks with --max-parallel 5: never more than 5 at the agents at once', async () => {

@@ -42,6 +42,9 @@ agent gets the same work twice. Ctrl-C cancels every running subtask at its agen
 options:
   --input NAME=VALUE  a value for one of the plan's inputs (repeat)
   --max-parallel N    at most N subtasks at their agents at once (default 8)
+  --hub URL           let this a2a-lite hub choose the agents for skill: steps and each:
+                      {agents: SKILL} (in place of the plan's hub; else the known agents)
+  --hub-token-env NAME  the environment variable holding the hub's token
   --check             check the plan and print the order of its steps; send nothing
   --resume RUN_ID     continue a run that did not finish (a2a-lite runs list)
   --json              one JSON line per event instead of the tree
@@ -64,6 +67,8 @@ async function run(args: string[], context: Context): Promise<number> {
     'max-parallel': { type: 'string' },
     resume: { type: 'string' },
     check: { type: 'boolean' },
+    hub: { type: 'string' },
+    'hub-token-env': { type: 'string' },
   });
   atMost('run', positionals, 1);
   const maxParallel = values['max-parallel'] === undefined ? undefined : Number(values['max-parallel']);
@@ -71,9 +76,12 @@ async function run(args: string[], context: Context): Promise<number> {
     throw new LiteError('USAGE', `run: --max-parallel takes a whole number from 1 to 1000, not ${JSON.stringify(values['max-parallel'])}`);
   }
   const inputs = inputsOf(values.input ?? []);
+  if (values['hub-token-env'] !== undefined && values.hub === undefined) throw new LiteError('USAGE', 'run: --hub-token-env goes with --hub URL');
+  if (values.hub !== undefined && !/^https?:\/\//i.test(values.hub)) throw new LiteError('USAGE', 'run: --hub takes the http or https URL of an a2a-lite hub');
+  const hub = values.hub === undefined ? undefined : { url: values.hub, ...(values['hub-token-env'] !== undefined ? { tokenEnv: values['hub-token-env'] } : {}) };
   const [file] = positionals;
   if (values.resume === undefined && file === undefined) throw new LiteError('USAGE', 'run: name the PLAN file, or --resume RUN_ID; see: a2a-lite run --help');
-  if (values.resume !== undefined && (file !== undefined || inputs !== undefined)) throw new LiteError('USAGE', 'run: --resume takes the run id alone; the plan and inputs are those the run started with');
+  if (values.resume !== undefined && (file !== undefined || inputs !== undefined || values.hub !== undefined)) throw new LiteError('USAGE', 'run: --resume takes the run id alone; the plan and inputs are those the run started with');
 
   const plan = file === undefined ? undefined : readPlanFile(resolve(context.cwd, file));
   if (plan !== undefined && values.check === true) {
@@ -97,7 +105,7 @@ async function run(args: string[], context: Context): Promise<number> {
     const result =
       values.resume !== undefined
         ? await resumeRun(values.resume, common)
-        : await runPlan(plan, { ...common, root: dirname(resolve(context.cwd, file as string)), source: resolve(context.cwd, file as string), inputs: inputs ?? {} });
+        : await runPlan(plan, { ...common, root: dirname(resolve(context.cwd, file as string)), source: resolve(context.cwd, file as string), inputs: inputs ?? {}, ...(hub !== undefined ? { hub } : {}) });
     view.finish();
     if (!json) report(context, result);
     return RUN_EXIT[result.run.state];
