@@ -130,7 +130,8 @@ export class FileTaskLedger {
       const applied = change(current?.summary);
       if (applied.entry === undefined) return applied;
       const version = (current?.version ?? 0) + 1;
-      makeDir(folder);
+      // A task with a version has its folder already (one mkdir less per event of a busy run).
+      if (current === undefined) makeDir(folder);
       const stored: StoredVersion = { summary: applied.summary, entry: applied.entry };
       if (createFileAtomic(join(folder, versionFile(version)), `${JSON.stringify(stored)}\n`, { durable: this.durable })) {
         if (version === 1 || version % 64 === 0) this.sweepTemps(folder);
