@@ -26,6 +26,22 @@ describe('FileTaskLedger', () => {
     expect(readdirSync(join(tasks.dir, 'jiajia', 't-1'))).toEqual(['v00000001.json', 'v00000002.json']);
   });
 
+  it('keeps what another writer added between two of its own writes (two processes on one ledger)', () => {
+    const dir = join(tempHome('ledger'), 'tasks');
+    const mine = new FileTaskLedger(dir);
+    const theirs = new FileTaskLedger(dir);
+    mine.record(parse('[A2A:task id=t-1]'), { direction: 'out', peer: 'mexico' });
+    theirs.record(parse('[A2A:status task=t-1 state=working progress=50%]'), { direction: 'in', peer: 'mexico' });
+    // This one remembers version 1 as the newest: its next write must not overwrite or lose version 2.
+    mine.record(parse('[A2A:result task=t-1 state=completed]\ndone'), { direction: 'in', peer: 'mexico' });
+    expect(readdirSync(join(dir, 'mexico', 't-1'))).toEqual(['v00000001.json', 'v00000002.json', 'v00000003.json']);
+    const record = new FileTaskLedger(dir).get('t-1');
+    expect(record.history.map((e) => `${e.type}:${e.state}`)).toEqual(['task:submitted', 'status:working', 'result:completed']);
+    expect(record.state).toBe('completed');
+    // And a refusal is made against the newest state, whoever wrote it.
+    expect(() => theirs.record(parse('[A2A:status task=t-1 state=working]'), { direction: 'in', peer: 'mexico' })).toThrow(LiteError);
+  });
+
   it('refuses an illegal transition and keeps what was stored', () => {
     const tasks = ledger();
     tasks.record(parse('[A2A:task id=t-1]'), { direction: 'out', peer: 'mexico' });

@@ -39,6 +39,12 @@ export class FileTaskLedger {
   readonly dir: string;
   private readonly now: () => Date;
   private readonly durable: boolean;
+  /**
+   * The newest version this ledger wrote of each task folder, so that its next event tries N+1
+   * without reading N back; link(2) still refuses N+1 if another process wrote it meanwhile,
+   * and the write then reads as usual. Only the latest few hundred tasks are remembered.
+   */
+  private readonly written = new Map<string, { version: number; summary: TaskSummary }>();
 
   /** `durable: false`: versions are not flushed to disk one by one (see WriteOptions). */
   constructor(dir: string, options: { now?: () => Date; durable?: boolean } = {}) {
@@ -126,20 +132,31 @@ export class FileTaskLedger {
   private update(peer: string, id: string, change: (current: TaskSummary | undefined) => Applied): Applied {
     const folder = this.folder(peer, id);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const current = this.latest(peer, id);
+      const mine = attempt === 0 ? this.written.get(folder) : undefined;
+      const current = mine === undefined ? this.latest(peer, id) : { version: mine.version, summary: structuredClone(mine.summary) };
       const applied = change(current?.summary);
       if (applied.entry === undefined) return applied;
       const version = (current?.version ?? 0) + 1;
       // A task with a version has its folder already (one mkdir less per event of a busy run).
       if (current === undefined) makeDir(folder);
       const stored: StoredVersion = { summary: applied.summary, entry: applied.entry };
-      if (createFileAtomic(join(folder, versionFile(version)), `${JSON.stringify(stored)}\n`, { durable: this.durable })) {
+      const text = `${JSON.stringify(stored)}\n`;
+      if (createFileAtomic(join(folder, versionFile(version)), text, { durable: this.durable })) {
+        this.remember(folder, version, (JSON.parse(text) as StoredVersion).summary);
         if (version === 1 || version % 64 === 0) this.sweepTemps(folder);
         return applied;
       }
-      backoff(attempt);
+      this.written.delete(folder);
+      // Another process wrote since this one did: read and try again at once, no race to back off from.
+      if (mine === undefined) backoff(attempt);
     }
     throw new LiteError('LEDGER_BUSY', `task "${id}" kept changing under us; try again`, { task: id });
+  }
+
+  private remember(folder: string, version: number, summary: TaskSummary): void {
+    this.written.delete(folder);
+    this.written.set(folder, { version, summary });
+    if (this.written.size > 256) this.written.delete(this.written.keys().next().value as string);
   }
 
   private latest(peer: string, id: string): { version: number; summary: TaskSummary } | undefined {
