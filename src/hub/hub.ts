@@ -13,6 +13,7 @@ import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
 import { Relay } from './relay.js';
 import { TaskWatch } from './task-watch.js';
+import { watchedEvents } from './watched-events.js';
 
 export interface HubOptions {
   store: HubStore;
@@ -144,34 +145,5 @@ function whenDone(response: HttpResponse, done: () => void): HttpResponse {
     done();
     return response;
   }
-  let ran = false;
-  const once = (): void => {
-    if (!ran) {
-      ran = true;
-      done();
-    }
-  };
-  const source = response.events;
-  return {
-    ...response,
-    events: {
-      [Symbol.asyncIterator]: () => {
-        const inner = source[Symbol.asyncIterator]();
-        return {
-          next: async () => {
-            const next = await inner.next().catch((error: unknown) => {
-              once();
-              throw error;
-            });
-            if (next.done) once();
-            return next;
-          },
-          return: async () => {
-            once();
-            return (await inner.return?.()) ?? { value: undefined, done: true };
-          },
-        };
-      },
-    },
-  };
+  return { ...response, events: watchedEvents(response.events, { end: done }) };
 }

@@ -9,7 +9,8 @@ import { format } from '../protocol/format.js';
 import { isTerminal } from '../protocol/states.js';
 import { fileNames, resultMessage, statusMessage, wordsOf } from '../lite/task-text.js';
 
-const object = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+/** `value` as a JSON object, or undefined when it is none (null, an array, a scalar). */
+export const object = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 
 /**
  * The lite text of `value` (a JSON-RPC response, or a REST body: a stream event, a send's answer

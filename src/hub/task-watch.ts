@@ -4,7 +4,8 @@
 
 import type { HttpResponse } from '../a2a/server/http.js';
 import type { HubEvent, HubEvents, TaskSeen } from './hub-events.js';
-import { liteTextOf } from './task-lite.js';
+import { liteTextOf, object } from './task-lite.js';
+import { watchedEvents } from './watched-events.js';
 
 /** The most tasks remembered for `GET /hub/v1/tasks`; the oldest are forgotten first. */
 const KEPT_TASKS = 500;
@@ -25,26 +26,10 @@ export class TaskWatch {
       if (/json/i.test(response.headers['content-type'] ?? '')) this.read(agentId, principal, response.body);
       return response;
     }
-    const source = response.events;
     const read = (chunk: string): void => {
       for (const line of chunk.split('\n')) if (line.startsWith('data:')) this.read(agentId, principal, line.slice(5));
     };
-    return {
-      ...response,
-      events: {
-        [Symbol.asyncIterator]: () => {
-          const inner = source[Symbol.asyncIterator]();
-          return {
-            next: async () => {
-              const next = await inner.next();
-              if (!next.done) read(next.value);
-              return next;
-            },
-            return: async () => (await inner.return?.()) ?? { value: undefined, done: true },
-          };
-        },
-      },
-    };
+    return { ...response, events: watchedEvents(response.events, { chunk: read }) };
   }
 
   private read(agentId: string, principal: string, text: string): void {
@@ -77,7 +62,6 @@ export class TaskWatch {
 
 type Found = Omit<TaskSeen, 'agentId' | 'principal' | 'updatedAt'>;
 
-const object = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 
 /** The tasks and status updates in an answer, a stream event or a list. */
 function statusesIn(value: unknown): Found[] {
