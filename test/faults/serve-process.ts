@@ -21,16 +21,28 @@ export interface ServeProcess {
 }
 
 const running = new Set<ChildProcess>();
-afterEach(() => {
+afterEach(async () => {
+  const gone = [...running].map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve))));
   for (const child of running) child.kill('SIGKILL');
   running.clear();
+  await Promise.all(gone);
 });
 
-/** Spawns serve without waiting for it: for kills that land while it starts. */
-export function spawnServe(home: string, exec: string, extra: readonly string[] = []): { child: ChildProcess; exited: Promise<number | string>; ready: Promise<ServeInfo>; stderr(): string } {
-  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--host', '127.0.0.1', '--port', '0', '--json', '--exec', exec, ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** A long-running `a2a-lite` command started with `--json`, not yet known to be ready. */
+export interface SpawnedCli<T> {
+  child: ChildProcess;
+  exited: Promise<number | string>;
+  /** The first line it prints, as JSON: what it says once it is ready. */
+  ready: Promise<T>;
+  stderr(): string;
+}
+
+/**
+ * Spawns `a2a-lite ARGS` (which should include `--json`) without waiting for it; it is killed
+ * after the test if still running.
+ */
+export function spawnCli<T>(args: readonly string[], env: Record<string, string> = {}): SpawnedCli<T> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -43,16 +55,21 @@ export function spawnServe(home: string, exec: string, extra: readonly string[] 
       resolve(code ?? signal ?? 'unknown');
     });
   });
-  const ready = new Promise<ServeInfo>((resolve, reject) => {
+  const ready = new Promise<T>((resolve, reject) => {
     child.stdout?.on('data', (chunk: string) => {
       stdout += chunk;
       const end = stdout.indexOf('\n');
-      if (end !== -1) resolve(JSON.parse(stdout.slice(0, end)) as ServeInfo);
+      if (end !== -1) resolve(JSON.parse(stdout.slice(0, end)) as T);
     });
-    void exited.then((how) => reject(new Error(`serve exited (${how}) before it was ready: ${stderr.trim()}`)));
+    void exited.then((how) => reject(new Error(`a2a-lite ${args[0]} exited (${how}) before it was ready: ${stderr.trim()}`)));
   });
   ready.catch(() => undefined);
   return { child, exited, ready, stderr: () => stderr };
+}
+
+/** Spawns serve without waiting for it: for kills that land while it starts. */
+export function spawnServe(home: string, exec: string, extra: readonly string[] = []): SpawnedCli<ServeInfo> {
+  return spawnCli(['serve', '--home', home, '--host', '127.0.0.1', '--port', '0', '--json', '--exec', exec, ...extra]);
 }
 
 /** Starts serve and waits until it listens. */

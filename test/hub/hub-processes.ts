@@ -1,13 +1,12 @@
 // `a2a-lite hub` and `a2a-lite serve --hub` as child processes for the hub tests: each started
 // on 127.0.0.1, its first --json line read, and every one still running killed after the test.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
-import { BIN, cli } from '../cli/run-cli.js';
-import { withTimeout } from '../faults/serve-process.js';
+import { cli } from '../cli/run-cli.js';
+import { spawnCli, withTimeout } from '../faults/serve-process.js';
 import { tempHome } from '../fixtures/home.js';
 
 export const BEHAVIOURS = fileURLToPath(new URL('../client/fixtures/behaviours.mjs', import.meta.url));
@@ -23,34 +22,11 @@ export interface Running {
   exited: Promise<number | string>;
 }
 
-const running = new Set<ChildProcess>();
-afterEach(async () => {
-  const waits = [...running].map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve))));
-  for (const child of running) child.kill('SIGKILL');
-  running.clear();
-  await Promise.all(waits);
-});
-
 /** Spawns `a2a-lite ARGS` and waits for its first line of JSON. */
 export async function start(args: readonly string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, ...args, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  running.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8');
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: string) => {
-      stdout += chunk;
-      const end = stdout.indexOf('\n');
-      if (end !== -1) resolve(JSON.parse(stdout.slice(0, end)) as Record<string, unknown>);
-    });
-    void exited.then((how) => reject(new Error(`a2a-lite ${args[0]} exited (${how}) before it was ready: ${stderr.trim()}`)));
-  });
-  const info = await withTimeout(ready, 20_000, `a2a-lite ${args[0]} did not start within 20 s: ${stderr}`);
-  return { child, info, stderr: () => stderr, exited };
+  const { child, ready, exited, stderr } = spawnCli<Record<string, unknown>>([...args, '--json'], env);
+  const info = await withTimeout(ready, 20_000, `a2a-lite ${args[0]} did not start within 20 s`);
+  return { child, info, stderr, exited };
 }
 
 /**

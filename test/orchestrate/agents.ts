@@ -10,6 +10,9 @@ import { BIN, cli } from '../cli/run-cli.js';
 
 export const WORKER = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
 
+/** A label no other test of the suite uses, for texts the agents' log is searched by. */
+export const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 8)}`;
+
 export interface TestAgent {
   id: string;
   url: string;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
-import { AgentSet, type TestAgent } from './agents.js';
+import { AgentSet, unique, type TestAgent } from './agents.js';
 
 const set = new AgentSet();
 let alpha: TestAgent;
@@ -18,7 +18,6 @@ beforeAll(async () => {
 
 afterAll(() => set.close());
 
-const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 8)}`;
 
 /**
  * Starts `a2a-lite run PLAN --json`, sends `signal` once `ready` holds for the events so far

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLiteError, openHomeStores, runPlan, startPlan, type RunEvent } from '../../src/index.js';
 import { tempHome } from '../fixtures/home.js';
-import { AgentSet, type TestAgent } from './agents.js';
+import { AgentSet, unique, type TestAgent } from './agents.js';
 
 const set = new AgentSet();
 let alpha: TestAgent;
@@ -15,7 +15,6 @@ beforeAll(async () => {
 
 afterAll(() => set.close());
 
-const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 8)}`;
 const options = () => {
   const dir = tempHome('library');
   return { stores: openHomeStores({ flag: join(dir, 'home') }), root: dir, env: process.env };

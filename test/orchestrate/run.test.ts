@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
-import { AgentSet, type TestAgent } from './agents.js';
+import { AgentSet, unique, type TestAgent } from './agents.js';
 
 const set = new AgentSet();
 let alpha: TestAgent;
@@ -28,7 +28,6 @@ function planIn(yaml: string): { dir: string; plan: string } {
 
 const run = (dir: string, args: string[]) => cliAsync(['run', ...args], { home: join(dir, 'home'), cwd: dir });
 const events = (stdout: string): Array<Record<string, unknown>> => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 8)}`;
 
 describe('a2a-lite run', () => {
   it('runs a serial chain that passes a file along, each step after the one before', async () => {
