@@ -10,6 +10,13 @@ export class Channel implements AsyncIterable<string> {
   private wake: (() => void) | undefined;
   private ended = false;
   private readonly closers: (() => void)[] = [];
+  private waking: NodeJS.Immediate | undefined;
+
+  /**
+   * `gather`: wake the reader only once the event loop has run every callback that is ready, so
+   * that what many requests pushed in one turn is written at once.
+   */
+  constructor(private readonly gather = false) {}
 
   /** False once ended: by the writer (`end`) or by the reader going away. */
   get open(): boolean {
@@ -59,6 +66,17 @@ export class Channel implements AsyncIterable<string> {
   }
 
   private wakeReader(): void {
+    if (this.gather && !this.ended) {
+      this.waking ??= setImmediate(() => {
+        this.waking = undefined;
+        this.wakeNow();
+      });
+      return;
+    }
+    this.wakeNow();
+  }
+
+  private wakeNow(): void {
     const wake = this.wake;
     this.wake = undefined;
     wake?.();

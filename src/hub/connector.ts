@@ -1,14 +1,21 @@
 // The agent's side of the relay: `serve --hub URL` dials out to the hub and keeps that
 // connection open, runs every request the hub sends down it through the agent's own A2A
-// handler (no listening port needed), and posts each answer back as frames, a stream's events
-// one batch at a time as they come. A cut connection is dialled again with growing pauses.
+// handler (no listening port needed), and sends each answer back as frames, a stream's events
+// as they come. The connection is a WebSocket carrying frames both ways; where the hub or a
+// proxy in between does not upgrade, it is an event stream down and posts of frames back up.
+// A cut connection is dialled again with growing pauses.
 
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { A2AHandler, HttpRequest } from '../a2a/server/http.js';
 import { SseParser } from '../client/sse.js';
 import { LiteError } from '../errors.js';
-import { MAX_FRAMES_PER_POST, type DownFrame, type UpFrame } from './frames.js';
+import { decodeDownFrame, encodeLinkFrame, MAX_FRAMES_PER_POST, type DownFrame, type UpFrame } from './frames.js';
+import { CLOSE } from './websocket.js';
+import { dialLink, type WebSocketLink } from './ws-link.js';
+
+/** The agent's side of its link: a request from the hub holds a body of up to 64 MiB. */
+const LINK = { maxMessageBytes: 80 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };
 
 export interface ConnectorOptions {
   /** The hub's base URL, e.g. `http://hub.example:7400`. */
@@ -45,50 +52,85 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   let connected = false;
   let waiters: (() => void)[] = [];
 
-  const session = async (): Promise<void> => {
-    const response = await fetch(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}`, { headers: { accept: 'text/event-stream', ...auth }, signal: stop.signal });
-    if (response.status === 401 || response.status === 403 || response.status === 409) {
-      const text = await response.text().catch(() => '');
-      let message = `HTTP ${response.status}`;
-      try {
-        const said = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-        if (typeof said === 'string') message = said;
-      } catch {
-        // Not the hub's JSON: the status says enough.
-      }
-      throw new LiteError(response.status === 401 ? 'AUTH_REQUIRED' : 'FORBIDDEN', `the hub refused agent ${options.agentId}: ${message}`);
+  /** Acts on one frame from the hub; `out` sends the answers back the way this session does. */
+  const dispatch = (frame: DownFrame, running: Map<string, AbortController>, out: (frame: UpFrame) => void, onHello: (session: string) => void): void => {
+    if (frame.type === 'hello') {
+      onHello(frame.session);
+      connected = true;
+      backoff = options.minBackoffMs ?? 200;
+      options.onBaseUrl?.(frame.baseUrl);
+      log(`connected to the hub ${hub} as ${options.agentId}: ${frame.baseUrl}`);
+      for (const wake of waiters.splice(0)) wake();
+    } else if (frame.type === 'ping') {
+      out({ type: 'pong', seq: frame.seq });
+    } else if (frame.type === 'abort') {
+      running.get(frame.rid)?.abort();
+    } else if (frame.type === 'request') {
+      const gone = new AbortController();
+      running.set(frame.rid, gone);
+      void answer(options.handler, frame, gone.signal, out).finally(() => running.delete(frame.rid));
     }
-    if (response.status !== 200 || response.body === null) throw new Error(`the hub answered HTTP ${response.status}`);
+  };
+
+  /** One connection to the hub, until it ends: a WebSocket, or an event stream if the hub (or a proxy) does not upgrade. */
+  const session = async (): Promise<void> => {
+    const dialled = await dialLink(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}`, auth, LINK, stop.signal);
     const running = new Map<string, AbortController>();
-    const outbox = new Outbox(hub, auth);
-    const parser = new SseParser();
-    const decoder = new TextDecoder();
     try {
-      for await (const bytes of response.body) {
-        for (const event of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
-          const frame = JSON.parse(event.data) as DownFrame;
-          if (frame.type === 'hello') {
-            outbox.session = frame.session;
-            connected = true;
-            backoff = options.minBackoffMs ?? 200;
-            options.onBaseUrl?.(frame.baseUrl);
-            log(`connected to the hub ${hub} as ${options.agentId}: ${frame.baseUrl}`);
-            for (const wake of waiters.splice(0)) wake();
-          } else if (frame.type === 'ping') {
-            outbox.push({ type: 'pong', seq: frame.seq });
-          } else if (frame.type === 'abort') {
-            running.get(frame.rid)?.abort();
-          } else if (frame.type === 'request') {
-            const gone = new AbortController();
-            running.set(frame.rid, gone);
-            void answer(options.handler, frame, gone.signal, outbox).finally(() => running.delete(frame.rid));
-          }
-        }
-      }
+      if ('link' in dialled) await linkSession(dialled.link, running);
+      else await streamSession(dialled.response, running);
     } finally {
       connected = false;
       // Streams relayed over this connection end with it; their clients resubscribe.
       for (const gone of running.values()) gone.abort();
+    }
+  };
+
+  const linkSession = (link: WebSocketLink, running: Map<string, AbortController>): Promise<void> =>
+    new Promise((resolve) => {
+      const out = (frame: UpFrame): void => link.send(encodeLinkFrame(frame));
+      const leave = (): void => link.close(CLOSE.goingAway);
+      stop.signal.addEventListener('abort', leave, { once: true });
+      link.onClose(() => {
+        stop.signal.removeEventListener('abort', leave);
+        resolve();
+      });
+      link.messages((payload) => {
+        let frame: DownFrame;
+        try {
+          frame = decodeDownFrame(payload);
+        } catch (error) {
+          link.close(CLOSE.protocolError, (error as Error).message);
+          return;
+        }
+        dispatch(frame, running, out, () => {});
+      });
+    });
+
+  const streamSession = async (response: IncomingMessage, running: Map<string, AbortController>): Promise<void> => {
+    const status = response.statusCode ?? 0;
+    if (status === 401 || status === 403 || status === 409) {
+      let message = `HTTP ${status}`;
+      try {
+        const said = (JSON.parse(await text(response)) as { error?: { message?: unknown } }).error?.message;
+        if (typeof said === 'string') message = said;
+      } catch {
+        // Not the hub's JSON: the status says enough.
+      }
+      throw new LiteError(status === 401 ? 'AUTH_REQUIRED' : 'FORBIDDEN', `the hub refused agent ${options.agentId}: ${message}`);
+    }
+    if (status !== 200) {
+      response.resume();
+      throw new Error(`the hub answered HTTP ${status}`);
+    }
+    const outbox = new Outbox(hub, auth);
+    const out = (frame: UpFrame): void => outbox.push(frame);
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    for await (const bytes of response) {
+      for (const event of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
+        dispatch(JSON.parse(event.data) as DownFrame, running, out, (session) => (outbox.session = session));
+      }
     }
   };
 
@@ -127,16 +169,16 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
 }
 
 /** Runs one relayed request through the agent's handler and queues its answer. */
-async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, outbox: Outbox): Promise<void> {
+async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, out: (frame: UpFrame) => void): Promise<void> {
   const request: HttpRequest = { method: frame.method, path: frame.path, query: new URLSearchParams(frame.query), headers: frame.headers, body: frame.body, signal, remoteAddress: 'hub' };
   // Tasks are the principal's the hub authenticated: another caller of the hub cannot see them.
   if (typeof frame.principal === 'string' && frame.principal !== '') request.principal = `hub:${frame.principal}`;
   const response = await handler(request);
   if ('body' in response) {
-    outbox.push({ type: 'response', rid: frame.rid, status: response.status, headers: response.headers, body: response.body });
+    out({ type: 'response', rid: frame.rid, status: response.status, headers: response.headers, body: response.body });
     return;
   }
-  outbox.push({ type: 'head', rid: frame.rid, status: response.status, headers: response.headers });
+  out({ type: 'head', rid: frame.rid, status: response.status, headers: response.headers });
   const events = response.events[Symbol.asyncIterator]();
   const stop = (): void => void events.return?.();
   signal.addEventListener('abort', stop, { once: true });
@@ -144,12 +186,19 @@ async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 're
     for (;;) {
       const next = await events.next();
       if (next.done || signal.aborted) break;
-      outbox.push({ type: 'chunk', rid: frame.rid, data: next.value });
+      out({ type: 'chunk', rid: frame.rid, data: next.value });
     }
   } finally {
     signal.removeEventListener('abort', stop);
-    outbox.push({ type: 'end', rid: frame.rid });
+    out({ type: 'end', rid: frame.rid });
   }
+}
+
+/** The whole body of a short answer. */
+async function text(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').slice(0, 64 * 1024);
 }
 
 /** A post is closed once it holds this much (a single larger frame goes alone). */

@@ -42,6 +42,53 @@ export function parseUpFrames(value: unknown): UpFrame[] {
   return frames.map((frame, index) => upFrame(frame, index));
 }
 
+/**
+ * A frame as one WebSocket message: its fields as JSON, a newline, then its `body` or `data`
+ * as it is. A relayed body is mostly JSON itself; carried beside the fields, it is neither
+ * escaped by the sender nor parsed twice by the receiver.
+ */
+export function encodeLinkFrame(frame: DownFrame | UpFrame): Buffer {
+  if (frame.type === 'request' || frame.type === 'response') {
+    const { body, ...fields } = frame;
+    return Buffer.from(`${JSON.stringify(fields)}\n${body}`);
+  }
+  if (frame.type === 'chunk') return Buffer.from(`{"type":"chunk","rid":${JSON.stringify(frame.rid)}}\n${frame.data}`);
+  return Buffer.from(`${JSON.stringify(frame)}\n`);
+}
+
+/** The fields and the text of a link message; INVALID_PARAMS when it has no JSON fields first. */
+function linkParts(payload: Buffer): { fields: Record<string, unknown>; text: string } {
+  const newline = payload.indexOf(10);
+  let fields: unknown;
+  try {
+    fields = JSON.parse(payload.toString('utf8', 0, newline === -1 ? payload.length : newline));
+  } catch {
+    throw new LiteError('INVALID_PARAMS', 'a relay message starts with its frame as a JSON object, then a newline');
+  }
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new LiteError('INVALID_PARAMS', 'a relay message starts with its frame as a JSON object');
+  return { fields: fields as Record<string, unknown>, text: newline === -1 ? '' : payload.toString('utf8', newline + 1) };
+}
+
+/** An agent's frame from a link message, checked as a posted one is. */
+export function decodeUpFrame(payload: Buffer): UpFrame {
+  const { fields, text } = linkParts(payload);
+  if (fields.type === 'response') fields.body = text;
+  else if (fields.type === 'chunk') fields.data = text;
+  return upFrame(fields, 0);
+}
+
+/** The hub's frame from a link message. The agent chose its hub; it checks what it acts on. */
+export function decodeDownFrame(payload: Buffer): DownFrame {
+  const { fields, text } = linkParts(payload);
+  if (typeof fields.type !== 'string') throw new LiteError('INVALID_PARAMS', 'a relay message has no "type"');
+  if (fields.type === 'request') {
+    if (typeof fields.rid !== 'string' || typeof fields.method !== 'string' || typeof fields.path !== 'string') throw new LiteError('INVALID_PARAMS', 'a relayed request needs "rid", "method" and "path"');
+    if (typeof fields.headers !== 'object' || fields.headers === null) fields.headers = {};
+    fields.body = text;
+  }
+  return fields as DownFrame;
+}
+
 function upFrame(value: unknown, index: number): UpFrame {
   const where = `frame ${index}`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new LiteError('INVALID_PARAMS', `${where} is not an object`);

@@ -28,6 +28,7 @@ export function agentView(hub: Hub, agent: HubAgent, principal: string): Record<
     url: hub.agentUrl(agent.id),
     cardUrl: `${hub.agentUrl(agent.id)}/.well-known/agent-card.json`,
     connected: agent.kind === 'connected' ? hub.relay.isConnected(agent.id) : undefined,
+    link: agent.kind === 'connected' ? hub.relay.linkOf(agent.id) : undefined,
     health: hub.health.of(agent.id),
     mine: agent.owner === principal,
     registeredAt: agent.registeredAt,

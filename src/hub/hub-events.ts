@@ -58,15 +58,33 @@ export class HubEvents {
   private readonly watchers = new Map<Channel, string>();
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners: ((event: HubEvent) => void)[] = [];
+  private taskListeners = 0;
+  private readonly catchUps: (() => void)[] = [];
 
-  /** Calls `listener` with every event from now on, in this process (the hub's own log). */
-  listen(listener: (event: HubEvent) => void): void {
+  /**
+   * Calls `listener` with every event from now on, in this process (the hub's own log). Task
+   * events come as the answers are relayed only with `tasks: true`; otherwise the hub may read
+   * answers later, when someone asks for them.
+   */
+  listen(listener: (event: HubEvent) => void, options: { tasks?: boolean } = {}): void {
     this.listeners.push(listener);
+    if (options.tasks === true) this.taskListeners += 1;
   }
 
-  publish(event: HubEvent): void {
+  /** True while someone follows the tasks live: a watcher of the feed, or a listener that asked for them. */
+  get followed(): boolean {
+    return this.watchers.size > 0 || this.taskListeners > 0;
+  }
+
+  /** Runs `catchUp` before a watcher starts, so that what was put off is in the feed first. */
+  beforeWatch(catchUp: () => void): void {
+    this.catchUps.push(catchUp);
+  }
+
+  /** Publishes `event`, which happened at `at` (ms since the epoch; default now). */
+  publish(event: HubEvent, at = Date.now()): void {
     for (const listener of this.listeners) listener(event);
-    const kept: Kept = { seq: ++this.seq, event, at: Date.now() };
+    const kept: Kept = { seq: ++this.seq, event, at };
     this.recent.push(kept);
     if (this.recent.length > KEPT) this.recent.shift();
     // Most relayed requests happen with nobody watching: their events are not written out.
@@ -79,6 +97,7 @@ export class HubEvents {
    * new event. Ends when the watcher goes away.
    */
   watch(principal: string, snapshot: () => unknown, lastEventId?: string): AsyncIterable<string> {
+    for (const catchUp of this.catchUps) catchUp();
     const channel = new Channel();
     const after = lastEventId === undefined || !/^\d+$/.test(lastEventId) ? undefined : Number(lastEventId);
     const oldest = this.recent[0]?.seq ?? this.seq + 1;

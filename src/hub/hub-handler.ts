@@ -3,8 +3,9 @@
 // the hub has any: the agents' A2A endpoints, the registry API, the relay's connect routes.
 //
 //   /agents/<id>/…                  the agent's own A2A endpoint, relayed or forwarded
-//   /hub/v1/connect?agent=<id>      an agent behind NAT dials in (event stream of requests)
-//   /hub/v1/connect/<session>       it posts its answers back as frames
+//   /hub/v1/connect?agent=<id>      an agent behind NAT dials in: a WebSocket both ways, or an
+//                                   event stream of requests when it cannot upgrade
+//   /hub/v1/connect/<session>       on an event stream, it posts its answers back as frames
 //   /hub/v1/…, /ard/search          the registry API (hub-api.ts)
 //   /console/                       the live console, when the hub serves it (console.ts)
 
@@ -16,6 +17,9 @@ import { consoleRoutes } from './console.js';
 import { parseUpFrames } from './frames.js';
 import { apiRoute, catalog } from './hub-api.js';
 import type { Hub } from './hub.js';
+import type { Upgrades } from '../serve/node-http.js';
+import { upgrades, type UpgradeLimits } from '../serve/upgrade.js';
+import { acceptLink, TAKEN, WebSocketLink, type LinkOptions, type UpgradeRequest } from './ws-link.js';
 
 export interface HubHandlerOptions {
   /** Tokens of agents and clients; none: the hub is open, and everyone is `anonymous`. */
@@ -27,7 +31,11 @@ export interface HubHandlerOptions {
    * shows, it reads from the API with the token its user gives it.
    */
   console?: boolean;
+  /** Limits of agents' WebSocket links (default: messages up to 65 MiB, 256 MiB written ahead). */
+  link?: LinkOptions;
 }
+
+const DEFAULT_LINK: LinkOptions = { maxMessageBytes: 65 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };
 
 /** The principal of every caller of a hub without tokens. */
 export const ANONYMOUS = 'anonymous';
@@ -37,7 +45,8 @@ const CARD_SUFFIXES = new Set(['/.well-known/agent-card.json', '/.well-known/age
 
 export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2AHandler {
   const report = options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
-  const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS), options.auth ?? {});
+  const link = options.link ?? DEFAULT_LINK;
+  const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS, link), options.auth ?? {});
   const page = options.console === true ? consoleRoutes() : undefined;
   return async (request) => {
     try {
@@ -60,12 +69,20 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   };
 }
 
-async function route(hub: Hub, request: HttpRequest, principal: string): Promise<HttpResponse> {
+/**
+ * The hub's upgrades for `listen`: agents' WebSocket links to `/hub/v1/connect` are taken over
+ * by `handler` (a hub handler), with the limits of the hub's HTTP server for other upgrades.
+ */
+export function hubUpgrades(handler: A2AHandler, limits: UpgradeLimits): Upgrades {
+  return upgrades(handler, (req) => (req.url ?? '').startsWith('/hub/v1/connect?') && /\bwebsocket\b/i.test(req.headers.upgrade ?? ''), limits);
+}
+
+async function route(hub: Hub, request: UpgradeRequest, principal: string, link: LinkOptions): Promise<HttpResponse> {
   const agent = AGENT_PATH.exec(request.path);
   if (agent !== null) return hub.call(agentId(agent[1] as string), request, agent[2] ?? '/', principal);
   if (request.path === '/hub/v1/connect') {
     if (request.method !== 'GET') return statusError(405, 'UNIMPLEMENTED', 'use GET', { allow: 'GET' });
-    return connect(hub, request, principal);
+    return connect(hub, request, principal, link);
   }
   const post = /^\/hub\/v1\/connect\/([0-9a-f-]{36})$/.exec(request.path);
   if (post !== null) {
@@ -85,13 +102,24 @@ function agentId(segment: string): string {
   }
 }
 
-/** An agent dials in: its id is claimed for its principal, then its card is read through the new connection. */
-async function connect(hub: Hub, request: HttpRequest, principal: string): Promise<HttpResponse> {
+/**
+ * An agent dials in: its id is claimed for its principal, then its card is read through the new
+ * connection: a WebSocket when it asked for one, an event stream otherwise.
+ */
+async function connect(hub: Hub, request: UpgradeRequest, principal: string, options: LinkOptions): Promise<HttpResponse> {
   const id = request.query.get('agent') ?? '';
   await hub.registry.claim(id, principal);
-  const opened = hub.relay.open(id, hub.agentUrl(id), principal);
+  let answer: HttpResponse;
+  if (request.upgrade === undefined) {
+    answer = hub.relay.open(id, hub.agentUrl(id), principal);
+  } else {
+    const link = acceptLink(request, options);
+    if (!(link instanceof WebSocketLink)) return link;
+    hub.relay.attach(id, hub.agentUrl(id), principal, link);
+    answer = TAKEN;
+  }
   void readCard(hub, id, principal);
-  return opened;
+  return answer;
 }
 
 async function readCard(hub: Hub, id: string, principal: string): Promise<void> {

@@ -2,7 +2,7 @@
 // feed, wired together; and the one way a request reaches an agent through the hub, whichever
 // way that agent is registered. The HTTP routes are in hub-handler.ts and hub-api.ts.
 
-import { json, statusError, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { json, statusError, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
 import { ERROR_TABLE, isLiteError, LiteError } from '../errors.js';
 import { cardBase, pointedAt } from './agent-card-view.js';
 import { HealthBoard } from './health.js';
@@ -89,9 +89,7 @@ export class Hub {
         return refusal(path, body, error);
       }
     }
-    // Not a spread: the node adapter's query and signal are getters, which a spread would drop.
-    const forwarded: HttpRequest = { method: request.method, path: request.path, query: request.query, headers: request.headers, body };
-    if (request.signal !== undefined) forwarded.signal = request.signal;
+    const forwarded = new Forwarded(request, body);
     if (send) this.health.busy(id, 1);
     const started = performance.now();
     let response: HttpResponse;
@@ -125,6 +123,41 @@ export class Hub {
     } catch {
       return response;
     }
+  }
+}
+
+/**
+ * `request` with the body the loop guard gave it. Not a spread: the node adapter's query and
+ * signal are getters, made on first use, which a spread would make at once or drop.
+ */
+class Forwarded implements HttpRequest {
+  constructor(
+    private readonly request: HttpRequest,
+    readonly body: string,
+  ) {}
+
+  get method(): string {
+    return this.request.method;
+  }
+
+  get path(): string {
+    return this.request.path;
+  }
+
+  get query(): URLSearchParams {
+    return this.request.query;
+  }
+
+  get headers(): HttpRequest['headers'] {
+    return this.request.headers;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.request.signal;
+  }
+
+  onGone(listener: () => void): () => void {
+    return whenGone(this.request, listener);
   }
 }
 

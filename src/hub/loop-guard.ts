@@ -5,6 +5,7 @@
 
 import { HUB_EXTENSION, trailOf } from '../a2a/wire/hub-trail.js';
 import { LiteError } from '../errors.js';
+import { splicePoint } from './trail-splice.js';
 
 /** Hops allowed by default: a conversation may pass through this many agents at most. */
 export const DEFAULT_MAX_HOPS = 8;
@@ -26,6 +27,14 @@ export function isSend(method: string, path: string, body: string): boolean {
  * not a message send it can read is returned as it was: the agent answers that one itself.
  */
 export function guardLoop(path: string, body: string, target: string, maxHops = DEFAULT_MAX_HOPS): string {
+  // A message with no trail yet, the usual case, gets one without being parsed.
+  const point = maxHops > 0 ? splicePoint(body, path === '/jsonrpc' || path === '/') : undefined;
+  if (point === 'none') return body;
+  if (point !== undefined) {
+    const trail = `${JSON.stringify(HUB_EXTENSION)}:${JSON.stringify({ hops: 1, trail: [target] })}`;
+    const member = point.inMetadata ? trail : `"metadata":{${trail}}`;
+    return `${body.slice(0, point.at)}${member}${point.empty ? '' : ','}${body.slice(point.at)}`;
+  }
   let envelope: unknown;
   try {
     envelope = JSON.parse(body);

@@ -5,9 +5,11 @@
 // lives at the agent, and its client resubscribes with Last-Event-ID once the agent is back.
 
 import { randomUUID } from 'node:crypto';
-import { statusError, SSE_HEADERS, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { statusError, SSE_HEADERS, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
 import { Channel } from './channel.js';
-import type { DownFrame, UpFrame } from './frames.js';
+import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
+import { CLOSE } from './websocket.js';
+import type { WebSocketLink } from './ws-link.js';
 
 export interface RelayObserver {
   up(agentId: string): void;
@@ -33,12 +35,24 @@ interface Pending {
   stream?: Channel;
 }
 
+/** How frames reach a connected agent: a WebSocket link, or an event stream (its answers then come as posts). */
+interface Transport {
+  kind: LinkKind;
+  send(frame: DownFrame): void;
+  end(): void;
+}
+
+/** How a connected agent reaches the hub: a WebSocket, or an event stream with posts back. */
+export type LinkKind = 'websocket' | 'event-stream';
+
 interface Session {
   id: string;
   agentId: string;
   /** Who opened it: only they may post its answers. */
   principal: string;
-  down: Channel;
+  down: Transport;
+  /** True once the session is over; its frames are no longer taken. */
+  over: boolean;
   pending: Map<string, Pending>;
   pings: Map<number, number>;
   missed: number;
@@ -56,6 +70,7 @@ export class Relay {
   private readonly graceMs: number;
   private readonly timer: NodeJS.Timeout;
   private seq = 0;
+  private rids = 0;
 
   constructor(private readonly options: RelayOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 10_000;
@@ -69,24 +84,55 @@ export class Relay {
     return this.byAgent.has(agentId);
   }
 
+  /** How `agentId` is connected now; undefined when it is not. */
+  linkOf(agentId: string): LinkKind | undefined {
+    return this.byAgent.get(agentId)?.down.kind;
+  }
+
   connectedCount(): number {
     return this.byAgent.size;
   }
 
   /**
-   * Opens a session for `agentId`, replacing one it already had (a reconnect seen before the
-   * old connection's end). The returned events are the connect response's body.
+   * Opens an event-stream session for `agentId`, replacing one it already had (a reconnect seen
+   * before the old connection's end). The returned events are the connect response's body; the
+   * agent posts its answers to the session (`accept`).
    */
   open(agentId: string, baseUrl: string, principal: string): HttpResponse & { session: string } {
-    this.byAgent.get(agentId)?.down.end();
-    const session: Session = { id: randomUUID(), agentId, principal, down: new Channel(), pending: new Map(), pings: new Map(), missed: 0 };
+    // Many requests in one turn of the event loop go down in one write.
+    const events = new Channel(true);
+    const session = this.start(agentId, baseUrl, principal, { kind: 'event-stream', send: (frame) => events.push(`data: ${JSON.stringify(frame)}\n\n`), end: () => events.end() });
+    events.onClose(() => this.closed(session));
+    return { status: 200, headers: { ...SSE_HEADERS }, events, session: session.id };
+  }
+
+  /** Opens a session for `agentId` over a WebSocket link, which carries its answers too. */
+  attach(agentId: string, baseUrl: string, principal: string, link: WebSocketLink): void {
+    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: () => link.close(CLOSE.goingAway) });
+    link.onClose(() => this.closed(session));
+    link.messages((payload) => {
+      if (session.over) return;
+      let frame: UpFrame;
+      try {
+        frame = decodeUpFrame(payload);
+      } catch (error) {
+        link.close(CLOSE.protocolError, (error as Error).message);
+        return;
+      }
+      this.take(session, frame);
+    });
+  }
+
+  private start(agentId: string, baseUrl: string, principal: string, down: Transport): Session {
+    const previous = this.byAgent.get(agentId);
+    if (previous !== undefined) this.end(previous);
+    const session: Session = { id: randomUUID(), agentId, principal, down, over: false, pending: new Map(), pings: new Map(), missed: 0 };
     this.sessions.set(session.id, session);
     this.byAgent.set(agentId, session);
-    session.down.onClose(() => this.closed(session));
     send(session, { type: 'hello', session: session.id, agentId, baseUrl, heartbeatMs: this.heartbeatMs });
     this.options.observer.up(agentId);
     for (const wake of this.arrivals.get(agentId)?.splice(0) ?? []) wake();
-    return { status: 200, headers: { ...SSE_HEADERS }, events: session.down, session: session.id };
+    return session;
   }
 
   /** The agent and the principal of a live session, so that posts to it can be checked against their sender. */
@@ -99,7 +145,8 @@ export class Relay {
   async forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
     const session = this.byAgent.get(agentId) ?? (await this.arrival(agentId));
     if (session === undefined) return statusError(503, 'UNAVAILABLE', `agent ${agentId} is not connected to the hub; try again when it is`, { 'retry-after': '5' });
-    const rid = randomUUID().replaceAll('-', '');
+    // Unique in this hub's run: a session's answers come only from its own agent.
+    const rid = (this.rids += 1).toString(36);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
     const answered = new Promise<HttpResponse>((resolve) => session.pending.set(rid, { answer: resolve }));
@@ -113,9 +160,9 @@ export class Relay {
       else pending.stream.end();
       send(session, { type: 'abort', rid });
     };
-    request.signal?.addEventListener('abort', onGone, { once: true });
+    const stopListening = whenGone(request, onGone);
     const response = await answered;
-    if (!('events' in response)) request.signal?.removeEventListener('abort', onGone);
+    if (!('events' in response)) stopListening();
     return response;
   }
 
@@ -123,45 +170,53 @@ export class Relay {
   accept(sessionId: string, frames: readonly UpFrame[]): boolean {
     const session = this.sessions.get(sessionId);
     if (session === undefined) return false;
-    session.missed = 0;
-    for (const frame of frames) {
-      if (frame.type === 'pong') {
-        const sentAt = session.pings.get(frame.seq);
-        session.pings.delete(frame.seq);
-        if (sentAt !== undefined) this.options.observer.latency(session.agentId, performance.now() - sentAt);
-        continue;
-      }
-      const pending = session.pending.get(frame.rid);
-      if (pending === undefined) continue; // its client went away: the rest of its answer is dropped
-      if (frame.type === 'response') {
-        session.pending.delete(frame.rid);
-        pending.answer({ status: frame.status, headers: frame.headers, body: frame.body });
-      } else if (frame.type === 'head') {
-        if (pending.stream !== undefined) continue;
-        const stream = (pending.stream = new Channel());
-        // The client stopped reading: tell the agent, so its handler stops the stream too.
-        stream.onClose(() => {
-          if (session.pending.get(frame.rid) === pending) {
-            session.pending.delete(frame.rid);
-            send(session, { type: 'abort', rid: frame.rid });
-          }
-        });
-        pending.answer({ status: frame.status, headers: frame.headers, events: stream });
-      } else if (frame.type === 'chunk') {
-        pending.stream?.push(frame.data);
-      } else {
-        session.pending.delete(frame.rid);
-        if (pending.stream !== undefined) pending.stream.end();
-        else pending.answer({ status: 204, headers: {}, body: '' });
-      }
-    }
+    for (const frame of frames) this.take(session, frame);
     return true;
+  }
+
+  private take(session: Session, frame: UpFrame): void {
+    session.missed = 0;
+    if (frame.type === 'pong') {
+      const sentAt = session.pings.get(frame.seq);
+      session.pings.delete(frame.seq);
+      if (sentAt !== undefined) this.options.observer.latency(session.agentId, performance.now() - sentAt);
+      return;
+    }
+    const pending = session.pending.get(frame.rid);
+    if (pending === undefined) return; // its client went away: the rest of its answer is dropped
+    if (frame.type === 'response') {
+      session.pending.delete(frame.rid);
+      pending.answer({ status: frame.status, headers: frame.headers, body: frame.body });
+    } else if (frame.type === 'head') {
+      if (pending.stream !== undefined) return;
+      const stream = (pending.stream = new Channel());
+      // The client stopped reading: tell the agent, so its handler stops the stream too.
+      stream.onClose(() => {
+        if (session.pending.get(frame.rid) === pending) {
+          session.pending.delete(frame.rid);
+          send(session, { type: 'abort', rid: frame.rid });
+        }
+      });
+      pending.answer({ status: frame.status, headers: frame.headers, events: stream });
+    } else if (frame.type === 'chunk') {
+      pending.stream?.push(frame.data);
+    } else {
+      session.pending.delete(frame.rid);
+      if (pending.stream !== undefined) pending.stream.end();
+      else pending.answer({ status: 204, headers: {}, body: '' });
+    }
   }
 
   /** Ends every session (the hub is stopping). */
   close(): void {
     clearInterval(this.timer);
-    for (const session of [...this.sessions.values()]) session.down.end();
+    for (const session of [...this.sessions.values()]) this.end(session);
+  }
+
+  /** Ends `session` now: its requests fail at once, whenever its connection is seen to close. */
+  private end(session: Session): void {
+    session.down.end();
+    this.closed(session);
   }
 
   private arrival(agentId: string): Promise<Session | undefined> {
@@ -184,6 +239,8 @@ export class Relay {
   }
 
   private closed(session: Session): void {
+    if (session.over) return;
+    session.over = true;
     this.sessions.delete(session.id);
     const current = this.byAgent.get(session.agentId) === session;
     if (current) this.byAgent.delete(session.agentId);
@@ -199,7 +256,7 @@ export class Relay {
     const now = performance.now();
     for (const session of [...this.sessions.values()]) {
       if (session.missed >= this.maxMissed) {
-        session.down.end();
+        this.end(session);
         continue;
       }
       session.missed += 1;
@@ -212,5 +269,5 @@ export class Relay {
 }
 
 function send(session: Session, frame: DownFrame): void {
-  session.down.push(`data: ${JSON.stringify(frame)}\n\n`);
+  session.down.send(frame);
 }

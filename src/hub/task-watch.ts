@@ -1,6 +1,9 @@
 // Tasks seen passing through the hub: every relayed answer and stream event is read for a task
 // or a status update (1.0 or 0.3, JSON-RPC or HTTP+JSON), and what it says is published on the
 // hub's live feed, with the event itself, so a watcher can follow each task as it happens.
+// While nobody follows the feed, answers are kept unread and read when someone asks for the
+// tasks or starts watching: most relayed answers are never looked at, and reading each one was
+// a tenth of the relay's work. Only the newest are kept unread, enough for the tasks listed.
 
 import type { HttpResponse } from '../a2a/server/http.js';
 import type { HubEvent, HubEvents, TaskSeen } from './hub-events.js';
@@ -9,30 +12,70 @@ import { watchedEvents } from './watched-events.js';
 
 /** The most tasks remembered for `GET /hub/v1/tasks`; the oldest are forgotten first. */
 const KEPT_TASKS = 500;
+/** The most answers kept unread; the oldest are dropped first. */
+const UNREAD = 2 * KEPT_TASKS;
+
+/** An answer or a stream's piece (`stream`: lines of events), as relayed at `at`. */
+interface Unread {
+  agentId: string;
+  principal: string;
+  text: string;
+  stream: boolean;
+  at: number;
+}
 
 export class TaskWatch {
   private readonly tasks = new Map<string, TaskSeen>();
+  private unread: Unread[] = [];
 
-  constructor(private readonly events: HubEvents) {}
+  constructor(private readonly events: HubEvents) {
+    events.beforeWatch(() => this.catchUp());
+  }
 
   /** The tasks `principal` sent through the hub, newest first, those of `agentId` only when given. */
   list(principal: string, agentId?: string): TaskSeen[] {
+    this.catchUp();
     return [...this.tasks.values()].reverse().filter((task) => task.principal === principal && (agentId === undefined || task.agentId === agentId));
   }
 
   /** `response` to `principal` as it was, reading it on its way to the client. */
   tap(agentId: string, principal: string, response: HttpResponse): HttpResponse {
     if ('body' in response) {
-      if (/json/i.test(response.headers['content-type'] ?? '')) this.read(agentId, principal, response.body);
+      if (/json/i.test(response.headers['content-type'] ?? '')) this.note({ agentId, principal, text: response.body, stream: false, at: Date.now() });
       return response;
     }
-    const read = (chunk: string): void => {
-      for (const line of chunk.split('\n')) if (line.startsWith('data:')) this.read(agentId, principal, line.slice(5));
-    };
+    const read = (chunk: string): void => this.note({ agentId, principal, text: chunk, stream: true, at: Date.now() });
     return { ...response, events: watchedEvents(response.events, { chunk: read }) };
   }
 
-  private read(agentId: string, principal: string, text: string): void {
+  /** Reads `answer` now if someone follows the feed, or keeps it for later. */
+  private note(answer: Unread): void {
+    if (this.events.followed) {
+      this.catchUp();
+      this.readAnswer(answer);
+      return;
+    }
+    this.unread.push(answer);
+    if (this.unread.length > UNREAD) this.unread.splice(0, this.unread.length - UNREAD);
+  }
+
+  /** Reads what was kept unread, in the order it came. */
+  private catchUp(): void {
+    if (this.unread.length === 0) return;
+    const unread = this.unread;
+    this.unread = [];
+    for (const answer of unread) this.readAnswer(answer);
+  }
+
+  private readAnswer({ agentId, principal, text, stream, at }: Unread): void {
+    if (!stream) {
+      this.read(agentId, principal, text, at);
+      return;
+    }
+    for (const line of text.split('\n')) if (line.startsWith('data:')) this.read(agentId, principal, line.slice(5), at);
+  }
+
+  private read(agentId: string, principal: string, text: string, at: number): void {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -42,7 +85,7 @@ export class TaskWatch {
     const statuses = statusesIn(value);
     for (const found of statuses) {
       const key = `${principal}/${agentId}/${found.taskId}`;
-      const task: TaskSeen = { ...this.tasks.get(key), agentId, principal, ...found, updatedAt: new Date().toISOString() };
+      const task: TaskSeen = { ...this.tasks.get(key), agentId, principal, ...found, updatedAt: new Date(at).toISOString() };
       // A bar left at its last step would say a finished task is still part-way.
       if (found.state === 'completed') task.progress = 100;
       this.tasks.delete(key);
@@ -55,7 +98,7 @@ export class TaskWatch {
         let said: { text: string | undefined } | undefined;
         Object.defineProperty(event, 'lite', { enumerable: true, get: () => (said ??= { text: liteTextOf(value) }).text });
       }
-      this.events.publish(event);
+      this.events.publish(event, at);
     }
   }
 }

@@ -4,7 +4,8 @@
 
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ERROR_TABLE } from '../errors.js';
 import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/server/http.js';
 import { A2A_JSON } from '../a2a/wire/v1.js';
@@ -65,11 +66,22 @@ async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerRe
     req.destroy();
     return;
   }
+  await respond(handler, req, res, body, limits.backlog);
+}
+
+/**
+ * Runs `handler` on `req` (its body read) and writes its answer to `res`. `upgrade`: the
+ * connection of a request that asked to switch protocols, for a handler that takes it over and
+ * answers `status` 101 (then nothing is written).
+ */
+export async function respond(handler: A2AHandler, req: IncomingMessage, res: ServerResponse, body: string, maxBacklog: number, upgrade?: { socket: Socket; head: Buffer }): Promise<void> {
   const { path, search } = splitUrl(req.url ?? '/');
-  const request = new NodeRequest(req.method ?? 'GET', path, search, flatHeaders(req.headers), body, res);
+  const request: NodeRequest & { upgrade?: { socket: Socket; head: Buffer } } = new NodeRequest(req.method ?? 'GET', path, search, flatHeaders(req.headers), body, res);
   if (req.socket.remoteAddress !== undefined) request.remoteAddress = req.socket.remoteAddress;
+  if (upgrade !== undefined) request.upgrade = upgrade;
   const response = await handler(request);
-  await write(res, response, req.method === 'HEAD', () => request.signal, limits.backlog);
+  if (upgrade !== undefined && response.status === 101) return;
+  await write(res, response, req.method === 'HEAD', () => request.signal, maxBacklog);
 }
 
 /**
@@ -115,6 +127,19 @@ class NodeRequest implements HttpRequest {
       }
     }
     return this.gone.signal;
+  }
+
+  onGone(listener: () => void): () => void {
+    const res = this.res;
+    if (res.closed) {
+      if (!res.writableFinished) listener();
+      return () => {};
+    }
+    const closed = (): void => {
+      if (!res.writableFinished) listener();
+    };
+    res.once('close', closed);
+    return () => res.off('close', closed);
   }
 }
 
@@ -247,6 +272,12 @@ function writeStatusError(res: ServerResponse, status: number, value: unknown, h
   res.end(body);
 }
 
+/** What `listen` needs to serve upgrades (upgrade.ts): which requests are taken over, and the listener for all of them. */
+export interface Upgrades {
+  takes(req: IncomingMessage): boolean;
+  listener(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
 export interface Listening {
   server: Server;
   /** `http://host:port` as clients should use it. */
@@ -259,7 +290,7 @@ export interface Listening {
  * slow to send its request, or silent, gets 408 and is disconnected after `headersTimeout` or
  * `requestTimeout`; an idle keep-alive connection is closed after `keepAliveTimeout`.
  */
-export async function listen(handler: A2AHandler, options: NodeAdapterOptions & { port?: number; host?: string } = {}): Promise<Listening> {
+export async function listen(handler: A2AHandler, options: NodeAdapterOptions & { port?: number; host?: string; upgrades?: Upgrades } = {}): Promise<Listening> {
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   // node:http refuses a headers limit above the request limit; the request limit covers both.
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout || Infinity);
@@ -267,7 +298,10 @@ export async function listen(handler: A2AHandler, options: NodeAdapterOptions & 
   // close a slow client after up to 40 s. A quarter of the shorter limit, at most 1 s.
   const shortest = Math.min(headersTimeout || Infinity, requestTimeout || Infinity);
   const connectionsCheckingInterval = Math.max(5, Math.min(1000, Math.floor(shortest / 4)));
-  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, nodeListener(handler, options));
+  const upgrades = options.upgrades;
+  // Node 24.9 and later pass upgrades not taken to the request listener; before, upgrade.ts does.
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval, ...(upgrades === undefined ? {} : { shouldUpgradeCallback: upgrades.takes }) }, nodeListener(handler, options));
+  if (upgrades !== undefined) server.on('upgrade', upgrades.listener);
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT;
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   await once(server, 'listening');

@@ -17,6 +17,12 @@ export interface HttpRequest {
   body: string;
   /** Fires when the client goes away, so streams stop. */
   signal?: AbortSignal;
+  /**
+   * Calls `listener` once if the client goes away before its answer is written, as `signal`
+   * would, without making one; returns what stops listening. For code on every request (the
+   * hub's relay), where a signal and its listeners cost more than the rest of the work.
+   */
+  onGone?(listener: () => void): () => void;
   /** The client's address, when the adapter knows it (for rate limits). */
   remoteAddress?: string;
   /**
@@ -32,6 +38,15 @@ export type HttpResponse =
   | { status: number; headers: Record<string, string>; events: AsyncIterable<string> };
 
 export type A2AHandler = (request: HttpRequest) => Promise<HttpResponse>;
+
+/** Calls `listener` once if the client of `request` goes away; returns what stops listening. */
+export function whenGone(request: HttpRequest, listener: () => void): () => void {
+  if (request.onGone !== undefined) return request.onGone(listener);
+  const signal = request.signal;
+  if (signal === undefined) return () => {};
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
 
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };

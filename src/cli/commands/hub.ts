@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import type { AuthOptions } from '../../a2a/server/auth.js';
 import { LiteError } from '../../errors.js';
-import { createHubHandler } from '../../hub/hub-handler.js';
+import { createHubHandler, hubUpgrades } from '../../hub/hub-handler.js';
 import { MemoryHubStore, type HubStore } from '../../hub/hub-store.js';
 import { Hub } from '../../hub/hub.js';
-import { listen } from '../../serve/node-http.js';
+import { DEFAULT_REQUEST_TIMEOUT, listen } from '../../serve/node-http.js';
 import { atMost, parseOptions } from '../args.js';
 import type { Command } from '../context.js';
 import { printLine } from '../output.js';
@@ -91,7 +91,10 @@ examples:
     void hub.registry.checkUrlAgents().catch(() => undefined);
     // Bodies as large as an agent's answer with its files; a relay stream may hold several
     // uploads on their way to a slow agent.
-    const server = await listen(createHubHandler(hub, { auth, console: values.console ?? false }), { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024 });
+    const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
+    // An agent's WebSocket link carries the same bodies, one message each.
+    const handler = createHubHandler(hub, { auth, console: values.console ?? false, link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
+    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits) });
     if (baseUrl === '') baseUrl = server.url;
     const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));

@@ -1,0 +1,195 @@
+// The relay's WebSocket link over real sockets on 127.0.0.1, against a hub in this process: an
+// agent dials in over a WebSocket, or over an event stream where the hub does not upgrade (as
+// behind a proxy that drops the Upgrade header); a WebSocket client written by others (Node's
+// own, from undici) speaks to the hub; and hostile handshakes and frames each get the HTTP
+// status or close code that names what was wrong, leaving the agents that are connected alone.
+import { spawn } from 'node:child_process';
+import { connect as connectTcp, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createA2AHandler } from '../../src/a2a/server/handler.js';
+import { jiajiaCard } from '../../src/card/examples.js';
+import { connectToHub, type HubConnection } from '../../src/hub/connector.js';
+import { createHubHandler, hubUpgrades } from '../../src/hub/hub-handler.js';
+import { MemoryHubStore } from '../../src/hub/hub-store.js';
+import { Hub } from '../../src/hub/hub.js';
+import { CLOSE, encodeFrame, OPCODE } from '../../src/hub/websocket.js';
+import { RELAY_PROTOCOL } from '../../src/hub/ws-link.js';
+import { createAgent } from '../../src/runtime/agent.js';
+import { listen, type Listening } from '../../src/serve/node-http.js';
+import { MemoryTaskStore } from '../../src/store/task-store.js';
+import { until } from './hub-processes.js';
+
+const open: { close(): unknown }[] = [];
+afterEach(async () => {
+  for (const thing of open.splice(0).reverse()) await thing.close();
+});
+
+const TOKEN = 'ws-link-secret';
+const limits = { maxBodyBytes: 1 << 20, maxStreamBacklogBytes: 1 << 22, requestTimeout: 5_000 };
+
+/** A hub in this process; `upgrades: false` serves it as a proxy that drops Upgrade would. */
+async function startHub(options: { upgrades?: boolean; auth?: boolean } = {}): Promise<{ url: string; hub: Hub }> {
+  let url = '';
+  const hub = new Hub({ store: new MemoryHubStore(), baseUrl: () => url, allowPrivate: true, checkMs: 0, graceMs: 0 });
+  const handler = createHubHandler(hub, {
+    ...(options.auth === false ? {} : { auth: { bearerTokens: [{ principal: 'alice', secret: TOKEN }] } }),
+    link: { maxMessageBytes: 64 * 1024, maxBacklogBytes: 1 << 22 },
+    onError: (error) => void expect.fail(`the hub failed on its own: ${String(error)}`),
+  });
+  const server: Listening = await listen(handler, { port: 0, ...limits, ...(options.upgrades === false ? {} : { upgrades: hubUpgrades(handler, limits) }) });
+  url = server.url;
+  open.push(server, hub);
+  return { url, hub };
+}
+
+/** An echo agent in this process, dialled out to `hubUrl` as `id`. */
+function echoAgent(hubUrl: string, id: string): HubConnection {
+  const agent = createAgent({ card: jiajiaCard(), store: new MemoryTaskStore(), onTask: (task) => `echo: ${task.text}` });
+  let base = '';
+  const connection = connectToHub({ hubUrl, agentId: id, token: TOKEN, handler: createA2AHandler({ agent, baseUrl: () => base }), onBaseUrl: (url) => (base = url), minBackoffMs: 20, maxBackoffMs: 200 });
+  open.push(connection);
+  return connection;
+}
+
+async function send(url: string, text: string): Promise<string> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] } } }),
+  });
+  const body = (await response.json()) as { result?: { task?: { artifacts?: { parts: { text: string }[] }[] } } };
+  return body.result?.task?.artifacts?.[0]?.parts[0]?.text ?? JSON.stringify(body);
+}
+
+const linkOf = async (url: string, id: string): Promise<unknown> => {
+  const response = await fetch(`${url}/hub/v1/agents/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  return ((await response.json()) as { agent?: { link?: unknown } }).agent?.link;
+};
+
+/** A raw TCP client: writes `request`, then gives everything it reads until the hub closes or `ms` pass. */
+async function raw(url: string, request: string | Buffer, after?: (socket: Socket) => void, ms = 3_000): Promise<string> {
+  const { port } = new URL(url);
+  const socket = connectTcp(Number(port), '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    if (after !== undefined && Buffer.concat(chunks).includes('\r\n\r\n')) {
+      const go = after;
+      after = undefined;
+      go(socket);
+    }
+  });
+  socket.write(request);
+  await new Promise<void>((resolve) => {
+    socket.on('close', () => resolve());
+    setTimeout(() => {
+      socket.destroy();
+      resolve();
+    }, ms).unref();
+  });
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+const handshake = (agent: string, headers: Record<string, string> = {}): string => {
+  const all: Record<string, string> = { host: '127.0.0.1', connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': RELAY_PROTOCOL, authorization: `Bearer ${TOKEN}`, ...headers };
+  return `GET /hub/v1/connect?agent=${agent} HTTP/1.1\r\n${Object.entries(all).filter(([, value]) => value !== '').map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n`;
+};
+
+/** The close code in the first close frame the hub sent after its 101 (its frames are unmasked). */
+function closeCode(text: string): number | undefined {
+  const bytes = Buffer.from(text.slice(text.indexOf('\r\n\r\n') + 4), 'latin1');
+  for (let at = 0; at + 1 < bytes.length; ) {
+    const opcode = (bytes[at] as number) & 0x0f;
+    const short = (bytes[at + 1] as number) & 0x7f;
+    const extra = short === 126 ? 2 : short === 127 ? 8 : 0;
+    const length = extra === 2 ? bytes.readUInt16BE(at + 2) : extra === 8 ? Number(bytes.readBigUInt64BE(at + 2)) : short;
+    if (opcode === OPCODE.close) return bytes.readUInt16BE(at + 2 + extra);
+    at += 2 + extra + length;
+  }
+  return undefined;
+}
+
+describe('the relay link', () => {
+  it('carries an agent\'s tasks over a WebSocket, and over an event stream where the hub does not upgrade', async () => {
+    for (const upgrades of [true, false]) {
+      const { url } = await startHub({ upgrades });
+      const agent = echoAgent(url, 'echo');
+      await agent.ready();
+      expect(await until(() => linkOf(url, 'echo'), 10_000, 'the agent to be registered')).toBe(upgrades ? 'websocket' : 'event-stream');
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(`${url}/agents/echo/jsonrpc`, `hello ${i}`)));
+      expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => `echo: hello ${i}`));
+    }
+  });
+
+  it('answers a plain request that also asks to upgrade (h2c), as if it had not', async () => {
+    const { url } = await startHub();
+    await echoAgent(url, 'echo').ready();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: { messageId: 'h2c', role: 'ROLE_USER', parts: [{ text: 'plain' }] } } });
+    const text = await raw(url, `POST /agents/echo/jsonrpc HTTP/1.1\r\nhost: x\r\nconnection: Upgrade, HTTP2-Settings\r\nupgrade: h2c\r\nhttp2-settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nauthorization: Bearer ${TOKEN}\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text).toContain('echo: plain');
+  });
+
+  it.each([
+    ['no token', { authorization: '' }, 401, ''],
+    ['another version', { 'sec-websocket-version': '8' }, 426, 'only WebSocket version 13'],
+    ['a malformed key', { 'sec-websocket-key': 'short' }, 400, 'Sec-WebSocket-Key is not 16 bytes in base64'],
+    ['no subprotocol', { 'sec-websocket-protocol': '' }, 400, `subprotocol ${RELAY_PROTOCOL}`],
+  ])('refuses a handshake with %s, naming what is wrong', async (_name, headers, status, words) => {
+    const { url } = await startHub();
+    const text = await raw(url, handshake('x', headers));
+    expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(text).toContain(words);
+  });
+
+  it('closes a link that breaks the framing or sends what is not a frame, with the code that says why, and keeps the others', async () => {
+    const { url } = await startHub();
+    const other = echoAgent(url, 'steady');
+    await other.ready();
+    const cases: [string, Buffer, number][] = [
+      ['an unmasked frame', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.from('{"type":"pong","seq":1}\n'), false)), CLOSE.protocolError],
+      ['a message over the limit', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.alloc(65 * 1024 + 1), true)), CLOSE.tooBig],
+      ['a message that is no frame', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.from('not json\n'), true)), CLOSE.protocolError],
+      ['a frame of an unknown type', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.from('{"type":"launch","rid":"1"}\n'), true)), CLOSE.protocolError],
+    ];
+    for (const [name, bytes, code] of cases) {
+      const text = await raw(url, handshake(`bad-${code}-${name.length}`), (socket) => socket.write(bytes));
+      expect(text, name).toMatch(/^HTTP\/1\.1 101 /);
+      expect(closeCode(text), name).toBe(code);
+    }
+    expect(await send(`${url}/agents/steady/jsonrpc`, 'still here')).toBe('echo: still here');
+  });
+
+  it('speaks with a WebSocket client written by others (Node\'s own, from undici)', async () => {
+    const { url, hub } = await startHub({ auth: false });
+    const agent = createAgent({ card: jiajiaCard(), store: new MemoryTaskStore(), onTask: () => 'unused' });
+    const card = await createA2AHandler({ agent, baseUrl: () => 'http://outsider.invalid' })({ method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' });
+    // The client answers every request with its card, then reports what it read.
+    const script = `
+      const ws = new WebSocket(${JSON.stringify(`${url.replace('http', 'ws')}/hub/v1/connect?agent=outsider`)}, [${JSON.stringify(RELAY_PROTOCOL)}]);
+      ws.binaryType = 'arraybuffer';
+      const seen = [];
+      ws.onmessage = (event) => {
+        const text = Buffer.from(event.data).toString();
+        const frame = JSON.parse(text.slice(0, text.indexOf('\\n')));
+        seen.push(frame.type);
+        if (frame.type === 'request') ws.send(Buffer.from(JSON.stringify({ type: 'response', rid: frame.rid, status: 200, headers: { 'content-type': 'application/json' } }) + '\\n' + ${JSON.stringify('body' in card ? card.body : '')}));
+      };
+      ws.onerror = (event) => { console.log('error ' + event.message); process.exit(1); };
+      setTimeout(() => { console.log(JSON.stringify({ protocol: ws.protocol, seen })); ws.close(1000); }, 1500);
+    `;
+    const child = spawn(process.execPath, [...(typeof WebSocket === 'undefined' ? ['--experimental-websocket'] : []), '--no-warnings', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await until(() => hub.relay.isConnected('outsider'), 10_000, 'the outside client to connect');
+    await until(() => hub.registry.lookup('outsider'), 10_000, 'the hub to read its card');
+    const published = (await (await fetch(`${url}/agents/outsider/.well-known/agent-card.json`)).json()) as { name: string; supportedInterfaces: { url: string }[] };
+    expect(published.name).toBe(jiajiaCard().agent.name);
+    expect(published.supportedInterfaces[0]?.url).toContain(`${url}/agents/outsider`);
+    await new Promise((resolve) => child.on('close', resolve));
+    const report = JSON.parse(out.trim()) as { protocol: string; seen: string[] };
+    expect(report.protocol).toBe(RELAY_PROTOCOL);
+    expect(report.seen.slice(0, 2)).toEqual(['hello', 'request']);
+    await until(() => !hub.relay.isConnected('outsider'), 10_000, 'the hub to see the client close');
+  });
+});
