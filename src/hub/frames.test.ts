@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LiteError } from '../errors.js';
-import { MAX_FRAMES_PER_POST, parseUpFrames } from './frames.js';
+import { decodeDownFrame, decodeUpFrame, encodeLinkFrame, MAX_FRAMES_PER_POST, parseUpFrames } from './frames.js';
 
 describe('parseUpFrames', () => {
   it('reads every kind of frame, and drops the headers that are the relay\'s own', () => {
@@ -53,6 +53,44 @@ describe('parseUpFrames', () => {
           expect(error).toBeInstanceOf(LiteError);
         }
       }),
+    );
+  });
+});
+
+describe('frames on a WebSocket link', () => {
+  const text = fc.string({ unit: 'grapheme', maxLength: 40 });
+  const headers = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), fc.string({ maxLength: 20 }).filter((value) => !/[\r\n\0]/.test(value)), { maxKeys: 4 });
+
+  it('reads back every frame it writes, bodies with newlines and quotes included', () => {
+    const rid = fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/);
+    fc.assert(
+      fc.property(rid, text, text, headers, fc.integer({ min: 200, max: 599 }), (id, body, other, fields, status) => {
+        const request = { type: 'request' as const, rid: id, method: 'POST', path: other, query: '', headers: fields, body, principal: other };
+        expect(decodeDownFrame(encodeLinkFrame(request))).toEqual(request);
+        for (const frame of [
+          { type: 'response' as const, rid: id, status, headers: fields, body },
+          { type: 'chunk' as const, rid: id, data: body },
+          { type: 'end' as const, rid: id },
+        ]) {
+          expect(decodeUpFrame(encodeLinkFrame(frame))).toEqual(frame);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses a message that is no frame with INVALID_PARAMS, whatever its bytes', () => {
+    expect(() => decodeUpFrame(Buffer.from('not json\n'))).toThrow('a relay message starts with its frame as a JSON object');
+    expect(() => decodeUpFrame(Buffer.from('{"type":"response","rid":"1","status":99,"headers":{}}\n'))).toThrow('"status" is an HTTP status');
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        try {
+          decodeUpFrame(Buffer.from(bytes));
+        } catch (error) {
+          expect(error).toBeInstanceOf(LiteError);
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 });

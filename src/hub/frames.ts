@@ -48,9 +48,14 @@ export function parseUpFrames(value: unknown): UpFrame[] {
  * escaped by the sender nor parsed twice by the receiver.
  */
 export function encodeLinkFrame(frame: DownFrame | UpFrame): Buffer {
-  if (frame.type === 'request' || frame.type === 'response') {
-    const { body, ...fields } = frame;
-    return Buffer.from(`${JSON.stringify(fields)}\n${body}`);
+  // The fields written out by hand: a copy of the frame without its body would cost more.
+  if (frame.type === 'request') {
+    const { rid, method, path, query, headers, principal, body } = frame;
+    return Buffer.from(`{"type":"request","rid":${JSON.stringify(rid)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"query":${JSON.stringify(query)},"headers":${JSON.stringify(headers)},"principal":${JSON.stringify(principal)}}\n${body}`);
+  }
+  if (frame.type === 'response') {
+    const { rid, status, headers, body } = frame;
+    return Buffer.from(`{"type":"response","rid":${JSON.stringify(rid)},"status":${status},"headers":${JSON.stringify(headers)}}\n${body}`);
   }
   if (frame.type === 'chunk') return Buffer.from(`{"type":"chunk","rid":${JSON.stringify(frame.rid)}}\n${frame.data}`);
   return Buffer.from(`${JSON.stringify(frame)}\n`);

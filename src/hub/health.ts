@@ -9,6 +9,8 @@ const ALPHA = 0.3;
 
 export class HealthBoard {
   private readonly health = new Map<string, AgentHealth>();
+  /** Agents whose load changed in this turn of the event loop, published once at its end. */
+  private readonly loaded = new Set<string>();
 
   constructor(
     private readonly events: HubEvents,
@@ -42,11 +44,23 @@ export class HealthBoard {
     this.publish(agentId, health);
   }
 
-  /** A task request starts (+1) or ends (-1). */
+  /**
+   * A task request starts (+1) or ends (-1). Under load many start and end in one turn of the
+   * event loop: the agent's load is published once, as it is at the end of that turn.
+   */
   busy(agentId: string, delta: 1 | -1): void {
     const health = this.entry(agentId);
     health.activeTasks = Math.max(0, health.activeTasks + delta);
-    this.publish(agentId, health);
+    if (this.loaded.size === 0) setImmediate(() => this.publishLoads());
+    this.loaded.add(agentId);
+  }
+
+  private publishLoads(): void {
+    for (const agentId of this.loaded) {
+      const health = this.health.get(agentId);
+      if (health !== undefined) this.publish(agentId, health);
+    }
+    this.loaded.clear();
   }
 
   forget(agentId: string): void {

@@ -148,7 +148,11 @@ export class Relay {
     // Unique in this hub's run: a session's answers come only from its own agent.
     const rid = (this.rids += 1).toString(36);
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
+    const given = request.headers;
+    for (const name in given) {
+      const value = given[name];
+      if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
+    }
     const answered = new Promise<HttpResponse>((resolve) => session.pending.set(rid, { answer: resolve }));
     send(session, { type: 'request', rid, method: request.method, path, query: request.query.toString(), headers, body: request.body, principal });
     const onGone = (): void => {
