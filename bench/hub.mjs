@@ -1,9 +1,10 @@
 // `bench/hub`: what the hub's relay costs. SendMessage to one echo agent straight and through
 // the hub (the agent dialled out to it), in the same run: throughput ratio and the relay's added
 // p50 with one connection. The agent is on core 0 and the load generator on core 1 (taskset), as
-// in bench/serve.mjs; the hub runs in two layouts: on core 0 with the agent (one machine, one
-// core for both) and on core 1 with the load generator (the agent's core is its own, as when
-// the hub is another machine). Then a fan-in of 200 connected agents with 1 s heartbeats: the
+// in bench/serve.mjs; the hub runs in three layouts: on core 0 with the agent (one machine,
+// one core for both), on core 1 with the load generator (the agent's core is its own, as when
+// the hub is another machine, but the hub takes from the load generator's), and unpinned, where
+// the scheduler puts it from moment to moment. Then a fan-in of 200 connected agents with 1 s heartbeats: the
 // hub's memory per agent, and whether all stay up.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,7 @@ const memory = async (hubUrl) => (await fetch(`${hubUrl}/bench/memory`)).json();
 async function layout(hubCore, { connections, seconds, rounds }) {
   const rows = { direct: [], hub: [], directP50: [], hubP50: [] };
   for (let round = 0; round < rounds; round += 1) {
-    const hub = await startBenchServer(pin, here('./servers/hub.mjs'), [], hubCore);
+    const hub = await startBenchServer(pin && hubCore !== 'free', here('./servers/hub.mjs'), [], hubCore === 'free' ? 0 : hubCore);
     const agent = await startBenchServer(pin, here('./servers/hub-agents.mjs'), [hub.url, '1']);
     try {
       const through = `${hub.url}/agents/bench-0/jsonrpc`;
@@ -50,7 +51,7 @@ async function layout(hubCore, { connections, seconds, rounds }) {
 
 export async function run({ connections = 32, seconds = 4, rounds = 3, fanIn = 200 } = {}) {
   const result = { pinned: pin, connections, seconds, rounds, layouts: [] };
-  for (const core of [0, 1]) result.layouts.push(await layout(core, { connections, seconds, rounds }));
+  for (const core of [0, 1, 'free']) result.layouts.push(await layout(core, { connections, seconds, rounds }));
 
   const hub = await startBenchServer(pin, here('./servers/hub.mjs'), ['1000']);
   try {
@@ -76,7 +77,7 @@ export function describe(r) {
   const lines = [`hub: SendMessage to one echo agent, ${r.connections} connections, ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', agent on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
   for (const l of r.layouts) {
     lines.push(
-      `  hub on core ${l.hubCore} (${l.hubCore === 0 ? 'sharing the agent\'s core' : 'with the load generator'}):`,
+      l.hubCore === 'free' ? '  hub unpinned (where the scheduler puts it):' : `  hub on core ${l.hubCore} (${l.hubCore === 0 ? 'sharing the agent\'s core' : 'with the load generator'}):`,
       `    straight to the agent  ${Math.round(l.direct.rps).toString().padStart(6)} req/s  p99 ${l.direct.p99.toFixed(1)} ms  errors ${l.direct.errors}`,
       `    through the hub        ${Math.round(l.hub.rps).toString().padStart(6)} req/s  p99 ${l.hub.p99.toFixed(1)} ms  errors ${l.hub.errors}`,
       `    ratio ${l.ratio.toFixed(2)}× direct (rounds ${l.ratios.map((v) => v.toFixed(2)).join(' ')}; target ≥ 0.50); one connection: p50 ${l.p50.direct.toFixed(2)} ms straight, ${l.p50.hub.toFixed(2)} ms through the hub (+${(l.p50.hub - l.p50.direct).toFixed(2)} ms)`,

@@ -12,6 +12,7 @@ import { DEFAULT_MAX_HOPS, guardLoop, isSend } from './loop-guard.js';
 import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
 import { Relay } from './relay.js';
+import { taskUse, TaskOwners } from './task-owners.js';
 import { TaskWatch } from './task-watch.js';
 import { watchedEvents } from './watched-events.js';
 
@@ -38,6 +39,7 @@ export class Hub {
   readonly registry: Registry;
   readonly relay: Relay;
   readonly tasks: TaskWatch;
+  private readonly owners = new TaskOwners();
   readonly allowPrivate: boolean;
   private readonly timer: NodeJS.Timeout | undefined;
 
@@ -82,6 +84,15 @@ export class Hub {
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
     let body = request.body;
     const send = isSend(request.method, path, body);
+    // An agent at a URL sees every caller of the hub as one: the hub keeps their tasks apart.
+    const use = agent.kind === 'url' && principal !== '' ? taskUse(request.method, path, body) : undefined;
+    if (use?.kind === 'task') {
+      try {
+        this.owners.check(id, use.taskId, principal);
+      } catch (error) {
+        return refusal(path, body, error);
+      }
+    }
     if (send) {
       try {
         body = guardLoop(path, body, id, this.options.maxHops ?? DEFAULT_MAX_HOPS);
@@ -102,6 +113,8 @@ export class Hub {
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
     if (CARD_PATHS.has(path) && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
+    if (use?.kind === 'list') response = this.owners.filterList(id, principal, response);
+    else if (use !== undefined) response = this.owners.learn(id, principal, response);
     const tapped = this.tasks.tap(id, principal, response);
     if (!send) return tapped;
     return whenDone(tapped, () => this.health.busy(id, -1));

@@ -107,7 +107,7 @@ type Found = Omit<TaskSeen, 'agentId' | 'principal' | 'updatedAt'>;
 
 
 /** The tasks and status updates in an answer, a stream event or a list. */
-function statusesIn(value: unknown): Found[] {
+export function statusesIn(value: unknown): Found[] {
   const top = object(value);
   if (top === undefined) return [];
   const result = object(top.result) ?? top;

@@ -55,6 +55,29 @@ describe('the hub with tokens', () => {
     expect(stored).toContain('HUB_ALICE');
   }, 60_000);
 
+  it('keeps callers\' tasks apart at an agent registered by URL, which sees only the hub', async () => {
+    const hub = await startHub(['--store', 'memory', '--token-env', 'HUB_ALICE', '--token-env', 'HUB_BOB'], TOKENS);
+    const direct = await start(['serve', '--home', agentHome('open'), '--store', 'memory', '--port', '0', '--exec', BEHAVE]);
+    expect((await fetch(`${hub.url}/hub/v1/agents`, { method: 'POST', headers: as(ALICE), body: JSON.stringify({ url: direct.info.url, id: 'open' }) })).status).toBe(201);
+    const rpc = async (token: string, method: string, params: unknown): Promise<Record<string, unknown>> =>
+      (await (await fetch(`${hub.url}/agents/open/jsonrpc`, { method: 'POST', headers: { ...as(token), 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as Record<string, unknown>;
+    const sent = await rpc(ALICE, 'SendMessage', { message: { messageId: 'a1', role: 'ROLE_USER', parts: [{ text: 'echo alice' }] } });
+    const task = (sent.result as { task: { id: string } }).task.id;
+    // Alice reads her task by every binding; Bob, who knows its id, is told there is no such task.
+    expect(await rpc(ALICE, 'GetTask', { id: task })).toHaveProperty('result.id', task);
+    expect(await rpc(BOB, 'GetTask', { id: task })).toMatchObject({ error: { code: -32001 } });
+    expect(await rpc(BOB, 'CancelTask', { id: task })).toMatchObject({ error: { code: -32001 } });
+    expect(await rpc(BOB, 'SendMessage', { message: { messageId: 'b1', role: 'ROLE_USER', taskId: task, parts: [{ text: 'echo bob' }] } })).toMatchObject({ error: { code: -32001 } });
+    const rest = (token: string): Promise<Response> => fetch(`${hub.url}/agents/open/tasks/${task}`, { headers: { ...as(token), 'a2a-version': '1.0' } });
+    expect((await rest(ALICE)).status).toBe(200);
+    expect((await rest(BOB)).status).toBe(404);
+    // A list shows each caller their own tasks only.
+    const bobs = ((await rpc(BOB, 'SendMessage', { message: { messageId: 'b2', role: 'ROLE_USER', parts: [{ text: 'echo bob' }] } })).result as { task: { id: string } }).task.id;
+    const listed = async (token: string): Promise<string[]> => ((await rpc(token, 'ListTasks', {})).result as { tasks: { id: string }[] }).tasks.map((t) => t.id);
+    expect(await listed(ALICE)).toEqual([task]);
+    expect(await listed(BOB)).toEqual([bobs]);
+  }, 60_000);
+
   it('refuses to fetch a card from a private address unless started with --allow-private', async () => {
     const hub = await startHub(['--store', 'memory'], {}, false);
     const direct = await start(['serve', '--home', agentHome('private'), '--store', 'memory', '--port', '0', '--exec', BEHAVE]);
