@@ -78,7 +78,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     const running = new Map<string, AbortController>();
     try {
       if ('link' in dialled) await linkSession(dialled.link, running);
-      else await streamSession(dialled.response, running);
+      else await answeredSession(dialled.response, running);
     } finally {
       connected = false;
       // Streams relayed over this connection end with it; their clients resubscribe.
@@ -107,7 +107,8 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       });
     });
 
-  const streamSession = async (response: IncomingMessage, running: Map<string, AbortController>): Promise<void> => {
+  /** The hub answered without upgrading: a refusal, or an event stream of requests (answers go back in posts). */
+  const answeredSession = async (response: IncomingMessage, running: Map<string, AbortController>): Promise<void> => {
     const status = response.statusCode ?? 0;
     if (status === 401 || status === 403 || status === 409) {
       let message = `HTTP ${status}`;

@@ -27,8 +27,13 @@ export function upgrades(handler: A2AHandler, takes: (req: IncomingMessage) => b
     res.shouldKeepAlive = false;
     res.assignSocket(socket);
     res.on('finish', () => socket.end());
-    const served = takes(req) ? respond(handler, req, res, '', limits.maxStreamBacklogBytes, { socket, head }) : plain(handler, req, res, socket, head, limits);
-    served.catch(() => socket.destroy());
+    const taken = takes(req);
+    const served = taken ? respond(handler, req, res, '', limits.maxStreamBacklogBytes, { socket, head }) : plain(handler, req, res, socket, head, limits);
+    served.then(
+      // A connection taken over is the handler's alone from now on.
+      () => taken && !res.headersSent && res.detachSocket(socket),
+      () => socket.destroy(),
+    );
   };
   return { takes, listener };
 }
