@@ -26,7 +26,10 @@ interface Unread {
 
 export class TaskWatch {
   private readonly tasks = new Map<string, TaskSeen>();
-  private unread: Unread[] = [];
+  /** A ring of the newest answers not read yet: `count` of them, the oldest at `first`. */
+  private readonly unread: (Unread | undefined)[] = new Array<Unread | undefined>(UNREAD);
+  private first = 0;
+  private count = 0;
 
   constructor(private readonly events: HubEvents) {
     events.beforeWatch(() => this.catchUp());
@@ -55,15 +58,22 @@ export class TaskWatch {
       this.readAnswer(answer);
       return;
     }
-    this.unread.push(answer);
-    if (this.unread.length > UNREAD) this.unread.splice(0, this.unread.length - UNREAD);
+    // Full: the newest takes the oldest one's place.
+    this.unread[(this.first + this.count) % UNREAD] = answer;
+    if (this.count < UNREAD) this.count += 1;
+    else this.first = (this.first + 1) % UNREAD;
   }
 
   /** Reads what was kept unread, in the order it came. */
   private catchUp(): void {
-    if (this.unread.length === 0) return;
-    const unread = this.unread;
-    this.unread = [];
+    const unread: Unread[] = [];
+    for (let i = 0; i < this.count; i += 1) {
+      const at = (this.first + i) % UNREAD;
+      unread.push(this.unread[at] as Unread);
+      this.unread[at] = undefined;
+    }
+    this.first = 0;
+    this.count = 0;
     for (const answer of unread) this.readAnswer(answer);
   }
 
