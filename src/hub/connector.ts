@@ -5,12 +5,12 @@
 // proxy in between does not upgrade, it is an event stream down and posts of frames back up.
 // A cut connection is dialled again with growing pauses.
 
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { A2AHandler, HttpRequest } from '../a2a/server/http.js';
 import { SseParser } from '../client/sse.js';
 import { LiteError } from '../errors.js';
-import { decodeDownFrame, encodeLinkFrame, MAX_FRAMES_PER_POST, type DownFrame, type UpFrame } from './frames.js';
+import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
+import { Outbox } from './outbox.js';
 import { CLOSE } from './websocket.js';
 import { dialLink, type WebSocketLink } from './ws-link.js';
 
@@ -53,9 +53,9 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   let waiters: (() => void)[] = [];
 
   /** Acts on one frame from the hub; `out` sends the answers back the way this session does. */
-  const dispatch = (frame: DownFrame, running: Map<string, AbortController>, out: (frame: UpFrame) => void, onHello: (session: string) => void): void => {
+  const dispatch = (frame: DownFrame, running: Map<string, AbortController>, out: (frame: UpFrame) => void, onHello: (session: string, heartbeatMs: number) => void): void => {
     if (frame.type === 'hello') {
-      onHello(frame.session);
+      onHello(frame.session, frame.heartbeatMs);
       connected = true;
       backoff = options.minBackoffMs ?? 200;
       options.onBaseUrl?.(frame.baseUrl);
@@ -90,9 +90,12 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     new Promise((resolve) => {
       const out = (frame: UpFrame): void => link.send(encodeLinkFrame(frame));
       const leave = (): void => link.close(CLOSE.goingAway);
+      const quiet = new Silence((why) => link.drop(why));
       stop.signal.addEventListener('abort', leave, { once: true });
-      link.onClose(() => {
+      link.onClose((why) => {
+        quiet.stop();
         stop.signal.removeEventListener('abort', leave);
+        if (!stop.signal.aborted && why.startsWith('the hub went quiet')) log(why);
         resolve();
       });
       link.messages((payload) => {
@@ -103,7 +106,8 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
           link.close(CLOSE.protocolError, (error as Error).message);
           return;
         }
-        dispatch(frame, running, out, () => {});
+        quiet.heard();
+        dispatch(frame, running, out, (_session, heartbeatMs) => quiet.expect(heartbeatMs));
       });
     });
 
@@ -128,10 +132,22 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     const out = (frame: UpFrame): void => outbox.push(frame);
     const parser = new SseParser();
     const decoder = new TextDecoder();
-    for await (const bytes of response) {
-      for (const event of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
-        dispatch(JSON.parse(event.data) as DownFrame, running, out, (session) => (outbox.session = session));
+    const quiet = new Silence((why) => {
+      log(why);
+      response.destroy();
+    });
+    try {
+      for await (const bytes of response) {
+        quiet.heard();
+        for (const event of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
+          dispatch(JSON.parse(event.data) as DownFrame, running, out, (session, heartbeatMs) => {
+            outbox.session = session;
+            quiet.expect(heartbeatMs);
+          });
+        }
       }
+    } finally {
+      quiet.stop();
     }
   };
 
@@ -169,6 +185,42 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   };
 }
 
+/**
+ * Watches a connection for the hub's pings. A connection through NAT can die without either end
+ * being told (a mapping that expired, a host that vanished); the hub then drops the agent, and
+ * the agent, hearing nothing more, would wait on it for ever. Silent for three heartbeats and a
+ * second: the connection is dropped and dialled again.
+ */
+class Silence {
+  private last = performance.now();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly drop: (why: string) => void) {}
+
+  heard(): void {
+    this.last = performance.now();
+  }
+
+  /** The hub said it pings every `heartbeatMs`. */
+  expect(heartbeatMs: number): void {
+    this.stop();
+    if (!Number.isFinite(heartbeatMs) || heartbeatMs <= 0) return;
+    const limit = 3 * heartbeatMs + 1000;
+    this.timer = setInterval(() => {
+      if (performance.now() - this.last > limit) {
+        this.stop();
+        this.drop(`the hub went quiet for ${Math.round(limit / 1000)} s (no heartbeat); reconnecting`);
+      }
+    }, Math.min(heartbeatMs, 10_000));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
 /** Runs one relayed request through the agent's handler and queues its answer. */
 async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, out: (frame: UpFrame) => void): Promise<void> {
   const request: HttpRequest = { method: frame.method, path: frame.path, query: new URLSearchParams(frame.query), headers: frame.headers, body: frame.body, signal, remoteAddress: 'hub' };
@@ -200,64 +252,4 @@ async function text(response: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of response) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8').slice(0, 64 * 1024);
-}
-
-/** A post is closed once it holds this much (a single larger frame goes alone). */
-const POST_BYTES = 8 * 1024 * 1024;
-
-/** Connections kept open for the posts: one post follows another all the time under load. */
-const keptAlive = { http: new HttpAgent({ keepAlive: true, maxSockets: 1 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 1 }) };
-
-/** POSTs `body` and reads the answer away; node:http, which costs less per post than fetch. */
-function post(url: string, body: string, auth: Record<string, string>): Promise<void> {
-  const secure = url.startsWith('https:');
-  return new Promise((resolve, reject) => {
-    const send = secure ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', agent: secure ? keptAlive.https : keptAlive.http, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...auth } }, (res) => {
-      res.resume();
-      res.on('end', resolve);
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    // Small posts one after another: Nagle's wait for the last one's ACK would add a delay to each.
-    req.setNoDelay(true);
-    req.end(body);
-  });
-}
-
-/** Frames waiting to be posted, sent in order, as many at a time as have queued up. */
-class Outbox {
-  session = '';
-  private readonly queue: UpFrame[] = [];
-  private flushing = false;
-
-  constructor(
-    private readonly hub: string,
-    private readonly auth: Record<string, string>,
-  ) {}
-
-  push(frame: UpFrame): void {
-    this.queue.push(frame);
-    if (!this.flushing) void this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.queue.length > 0) {
-        // As many frames as have queued, up to the hub's limits on a post.
-        const parts: string[] = [];
-        let size = 0;
-        while (this.queue.length > 0 && parts.length < MAX_FRAMES_PER_POST && (parts.length === 0 || size < POST_BYTES)) {
-          const part = JSON.stringify(this.queue.shift());
-          parts.push(part);
-          size += part.length;
-        }
-        // The connection is going down with this session if this fails: its requests fail at the hub.
-        await post(`${this.hub}/hub/v1/connect/${this.session}`, `{"frames":[${parts.join(',')}]}`, this.auth).catch(() => undefined);
-      }
-    } finally {
-      this.flushing = false;
-    }
-  }
 }

@@ -78,6 +78,12 @@ export class WebSocketLink {
     this.write(encodeFrame(OPCODE.binary, payload, this.masked));
   }
 
+  /** Drops the connection at once, without a close handshake (the other side is gone or silent). */
+  drop(reason: string): void {
+    this.why = reason;
+    this.socket.destroy();
+  }
+
   /** Closes the link with `code`, telling the other side why (§5.5.1). */
   close(code: number = CLOSE.normal, reason = ''): void {
     if (this.closeSent || this.ended) return;

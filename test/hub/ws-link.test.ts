@@ -4,7 +4,8 @@
 // own, from undici) speaks to the hub; and hostile handshakes and frames each get the HTTP
 // status or close code that names what was wrong, leaving the agents that are connected alone.
 import { spawn } from 'node:child_process';
-import { connect as connectTcp, type Socket } from 'node:net';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect as connectTcp, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
@@ -12,8 +13,9 @@ import { connectToHub, type HubConnection } from '../../src/hub/connector.js';
 import { createHubHandler, hubUpgrades } from '../../src/hub/hub-handler.js';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { Hub } from '../../src/hub/hub.js';
+import { encodeLinkFrame, type DownFrame } from '../../src/hub/frames.js';
 import { CLOSE, encodeFrame, OPCODE } from '../../src/hub/websocket.js';
-import { RELAY_PROTOCOL } from '../../src/hub/ws-link.js';
+import { acceptLink, RELAY_PROTOCOL, WebSocketLink } from '../../src/hub/ws-link.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/serve/node-http.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
@@ -158,6 +160,34 @@ describe('the relay link', () => {
       expect(closeCode(text), name).toBe(code);
     }
     expect(await send(`${url}/agents/steady/jsonrpc`, 'still here')).toBe('echo: still here');
+  });
+
+  it('dials again when the hub goes quiet without closing, over a WebSocket and over an event stream', async () => {
+    // A hub that says hello, promising a ping every 100 ms, and then never sends anything again:
+    // as a connection through NAT looks when its mapping has expired.
+    for (const upgrade of [true, false]) {
+      let dials = 0;
+      const hello = { type: 'hello', session: '00000000-0000-4000-8000-000000000000', agentId: 'quiet', baseUrl: 'http://hub/agents/quiet', heartbeatMs: 100 };
+      const server = createServer((_req, res) => {
+        dials += 1;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify(hello)}\n\n`);
+      });
+      if (upgrade) {
+        server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+          dials += 1;
+          const link = acceptLink({ method: 'GET', path: '/hub/v1/connect', query: new URLSearchParams(), headers: req.headers as Record<string, string>, body: '', upgrade: { socket, head } }, { maxMessageBytes: 1 << 20, maxBacklogBytes: 1 << 20 });
+          if (link instanceof WebSocketLink) link.send(encodeLinkFrame(hello as DownFrame));
+        });
+      }
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      open.push({ close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }) });
+      const lines: string[] = [];
+      const connection = connectToHub({ hubUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, agentId: 'quiet', handler: async () => ({ status: 200, headers: {}, body: '' }), log: (line) => lines.push(line), minBackoffMs: 20, maxBackoffMs: 50 });
+      open.push(connection);
+      await until(() => dials >= 3 || undefined, 15_000, 'the agent to dial again');
+      expect(lines.some((line) => line.startsWith('the hub went quiet for 1 s'))).toBe(true);
+    }
   });
 
   it('speaks with a WebSocket client written by others (Node\'s own, from undici)', async () => {
