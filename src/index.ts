@@ -51,7 +51,7 @@ export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './c
 export { SseParser, readSse, type SseEvent } from './client/sse.js';
 
 export { Hub, type HubOptions } from './hub/hub.js';
-export { createHubHandler, type HubHandlerOptions } from './hub/hub-handler.js';
+export { createHubHandler, hubUpgrades, type HubHandlerOptions } from './hub/hub-handler.js';
 export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';
 export type { HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
 export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/connector.js';
