@@ -20,12 +20,12 @@ afterAll(() => set.close());
 
 
 /**
- * Starts `a2a-lite run PLAN --json`, sends `signal` once `ready` holds for the events so far
- * (checked as each line arrives), and resolves when it has gone.
+ * Starts `a2a-lite run PLAN --json ...extra`, sends `signal` once `ready` holds for the events
+ * so far (checked as each line arrives), and resolves when it has gone.
  */
-function runUntil(dir: string, plan: string, ready: (events: Array<Record<string, unknown>>) => boolean, signal: NodeJS.Signals): Promise<{ code: number | null; signal: string | null; events: Array<Record<string, unknown>>; stderr: string }> {
+function runUntil(dir: string, plan: string, ready: (events: Array<Record<string, unknown>>) => boolean, signal: NodeJS.Signals, extra: string[] = []): Promise<{ code: number | null; signal: string | null; events: Array<Record<string, unknown>>; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'run', plan, '--json'], { cwd: dir, env: { ...process.env, A2A_LITE_HOME: join(dir, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'run', plan, '--json', ...extra], { cwd: dir, env: { ...process.env, A2A_LITE_HOME: join(dir, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
     const events: Array<Record<string, unknown>> = [];
     let buffer = '';
     let stderr = '';
@@ -115,24 +115,16 @@ steps:
     text: sleep 700 {{item}} ${tag}
 `);
     // Killed once one item has ended and others run, with two at most at once.
-    const killed = await new Promise<{ events: Array<Record<string, unknown>> }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'run', plan, '--json', '--max-parallel', '2'], { cwd: dir, env: { ...process.env, A2A_LITE_HOME: join(dir, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
-      const events: Array<Record<string, unknown>> = [];
-      let buffer = '';
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n')) !== -1) {
-          events.push(JSON.parse(buffer.slice(0, end)) as Record<string, unknown>);
-          buffer = buffer.slice(end + 1);
-        }
+    const killed = await runUntil(
+      dir,
+      plan,
+      (events) => {
         const ended = events.filter((e) => e.step === 'many' && e.index !== undefined && e.state === 'completed').length;
-        if (ended >= 1 && events.some((e) => e.index !== undefined && e.state === 'running' && typeof e.task === 'string' && !events.some((f) => f.key === e.key && f.state === 'completed'))) child.kill('SIGKILL');
-      });
-      child.on('error', reject);
-      child.on('close', () => resolve({ events }));
-    });
+        return ended >= 1 && events.some((e) => e.index !== undefined && e.state === 'running' && typeof e.task === 'string' && !events.some((f) => f.key === e.key && f.state === 'completed'));
+      },
+      'SIGKILL',
+      ['--max-parallel', '2'],
+    );
     const runId = killed.events[0]?.run as string;
     const before = set.lines().filter((l) => l.event === 'start' && l.text.endsWith(tag)).length;
     expect(before).toBeGreaterThanOrEqual(2);
