@@ -13,6 +13,22 @@ import { fileNames, resultMessage, statusMessage, wordsOf } from '../lite/task-t
 export const object = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 
 /**
+ * The JSON values in a relayed answer: its body, or each `data:` line of a piece of its stream
+ * (`stream`). Text that is not JSON is passed over: the client gets it as it was.
+ */
+export function answerValues(text: string, stream: boolean): unknown[] {
+  const values: unknown[] = [];
+  for (const json of stream ? text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5)) : [text]) {
+    try {
+      values.push(JSON.parse(json));
+    } catch {
+      // Not JSON: nothing to read in it.
+    }
+  }
+  return values;
+}
+
+/**
  * The lite text of `value` (a JSON-RPC response, or a REST body: a stream event, a send's answer
  * or a task), or undefined when it holds no one task event (an error, a list, a card).
  *

@@ -6,7 +6,7 @@
 
 import type { HttpResponse } from '../a2a/server/http.js';
 import { LiteError } from '../errors.js';
-import { object } from './task-lite.js';
+import { answerValues, object } from './task-lite.js';
 import { statusesIn } from './task-watch.js';
 import { watchedEvents } from './watched-events.js';
 
@@ -73,20 +73,14 @@ export class TaskOwners {
 
   /** `response` to a send by `principal`, read on its way for the tasks it makes. */
   learn(agentId: string, principal: string, response: HttpResponse): HttpResponse {
-    const read = (text: string): void => {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        return;
-      }
-      for (const { taskId } of statusesIn(value)) this.claim(agentId, taskId, principal);
+    const read = (text: string, stream: boolean): void => {
+      for (const value of answerValues(text, stream)) for (const { taskId } of statusesIn(value)) this.claim(agentId, taskId, principal);
     };
     if ('body' in response) {
-      read(response.body);
+      read(response.body, false);
       return response;
     }
-    return { ...response, events: watchedEvents(response.events, { chunk: (chunk) => chunk.split('\n').forEach((line) => line.startsWith('data:') && read(line.slice(5))) }) };
+    return { ...response, events: watchedEvents(response.events, { chunk: (chunk) => read(chunk, true) }) };
   }
 
   /** A list of tasks, blocking answer of ListTasks, with only those `principal` made. */

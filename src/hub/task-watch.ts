@@ -7,7 +7,7 @@
 
 import type { HttpResponse } from '../a2a/server/http.js';
 import type { HubEvent, HubEvents, TaskSeen } from './hub-events.js';
-import { liteTextOf, object } from './task-lite.js';
+import { answerValues, liteTextOf, object } from './task-lite.js';
 import { watchedEvents } from './watched-events.js';
 
 /** The most tasks remembered for `GET /hub/v1/tasks`; the oldest are forgotten first. */
@@ -78,20 +78,10 @@ export class TaskWatch {
   }
 
   private readAnswer({ agentId, principal, text, stream, at }: Unread): void {
-    if (!stream) {
-      this.read(agentId, principal, text, at);
-      return;
-    }
-    for (const line of text.split('\n')) if (line.startsWith('data:')) this.read(agentId, principal, line.slice(5), at);
+    for (const value of answerValues(text, stream)) this.read(agentId, principal, value, at);
   }
 
-  private read(agentId: string, principal: string, text: string, at: number): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return;
-    }
+  private read(agentId: string, principal: string, value: unknown, at: number): void {
     const statuses = statusesIn(value);
     for (const found of statuses) {
       const key = `${principal}/${agentId}/${found.taskId}`;
