@@ -69,7 +69,7 @@ const linkOf = async (url: string, id: string): Promise<unknown> => {
 };
 
 /** A raw TCP client: writes `request`, then gives everything it reads until the hub closes or `ms` pass. */
-async function raw(url: string, request: string | Buffer, after?: (socket: Socket) => void, ms = 3_000): Promise<string> {
+async function raw(url: string, request: string | Buffer, after?: (socket: Socket) => void, ms = 10_000): Promise<string> {
   const { port } = new URL(url);
   const socket = connectTcp(Number(port), '127.0.0.1');
   const chunks: Buffer[] = [];
@@ -194,19 +194,23 @@ describe('the relay link', () => {
     const { url, hub } = await startHub({ auth: false });
     const agent = createAgent({ card: jiajiaCard(), store: new MemoryTaskStore(), onTask: () => 'unused' });
     const card = await createA2AHandler({ agent, baseUrl: () => 'http://outsider.invalid' })({ method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' });
-    // The client answers every request with its card, then reports what it read.
+    // The client answers every request with its card; after two (the hub's read of the card,
+    // then the test's), it reports what it read and closes.
     const script = `
       const ws = new WebSocket(${JSON.stringify(`${url.replace('http', 'ws')}/hub/v1/connect?agent=outsider`)}, [${JSON.stringify(RELAY_PROTOCOL)}]);
       ws.binaryType = 'arraybuffer';
       const seen = [];
+      let answered = 0;
       ws.onmessage = (event) => {
         const text = Buffer.from(event.data).toString();
         const frame = JSON.parse(text.slice(0, text.indexOf('\\n')));
         seen.push(frame.type);
-        if (frame.type === 'request') ws.send(Buffer.from(JSON.stringify({ type: 'response', rid: frame.rid, status: 200, headers: { 'content-type': 'application/json' } }) + '\\n' + ${JSON.stringify('body' in card ? card.body : '')}));
+        if (frame.type !== 'request') return;
+        ws.send(Buffer.from(JSON.stringify({ type: 'response', rid: frame.rid, status: 200, headers: { 'content-type': 'application/json' } }) + '\\n' + ${JSON.stringify('body' in card ? card.body : '')}));
+        answered += 1;
+        if (answered === 2) setImmediate(() => { console.log(JSON.stringify({ protocol: ws.protocol, seen })); ws.close(1000); });
       };
       ws.onerror = (event) => { console.log('error ' + event.message); process.exit(1); };
-      setTimeout(() => { console.log(JSON.stringify({ protocol: ws.protocol, seen })); ws.close(1000); }, 1500);
     `;
     const child = spawn(process.execPath, [...(typeof WebSocket === 'undefined' ? ['--experimental-websocket'] : []), '--no-warnings', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
