@@ -18,7 +18,8 @@ export const command: Command = {
   usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory] [--db FILE] [--token-env NAME …] [--allow-private] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
-connection they opened). Every agent is then a standard A2A endpoint at <hub>/agents/<id>, its
+connection they opened, a WebSocket, or an event stream where a proxy in between does not pass
+WebSockets). Every agent is then a standard A2A endpoint at <hub>/agents/<id>, its
 card at <hub>/agents/<id>/.well-known/agent-card.json; the hub checks their health, lists them
 in /.well-known/ai-catalog.json, and ranks them for a2a-lite send --hub URL --skill S.
 
