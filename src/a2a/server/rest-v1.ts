@@ -67,31 +67,49 @@ const LIST_PUSH_QUERY: Readonly<Record<string, QueryType>> = { pageSize: 'intege
 /** A2A-Version values served here; a patch number is tolerated, as the spec asks. */
 const V1_HEADER = /^1\.0(\.\d+)?$/;
 
-/**
- * Serves a REST request, or returns undefined when the path is not a REST route (the caller
- * answers 404). A known path asked with the wrong HTTP method gets 405. `context` is what the
- * JSON-RPC methods get too (the push config service, the principal asking); `report` is told of
- * every failure, and picks the system errors out of them.
- */
-export function restV1(agent: Agent, request: HttpRequest, context: MethodContext = {}, report: ErrorReporter = () => {}): Promise<HttpResponse> | undefined {
-  const target = targetOf(request.path);
-  return target === undefined ? undefined : serve(agent, request, target, context, report);
-}
+/** A REST request as the server reads it: the 1.0 method it calls, or the answer that refuses it. */
+export type RestRead =
+  | { kind: 'call'; call: RestCall }
+  | { kind: 'answer'; response: HttpResponse }
+  /** A query, body or version the route cannot take: refused once the required extensions are checked. */
+  | { kind: 'refused'; error: unknown };
 
-async function serve(agent: Agent, request: HttpRequest, target: Target, context: MethodContext, report: ErrorReporter): Promise<HttpResponse> {
+/**
+ * Reads a REST request, or returns undefined when the path is not a REST route (the caller
+ * answers 404). A known path asked with the wrong HTTP method is refused with 405; a body or
+ * query the route cannot read, with the error its method would give.
+ */
+export function readRest(request: HttpRequest): RestRead | undefined {
+  const target = targetOf(request.path);
+  if (target === undefined) return undefined;
   if (target.kind === 'v0.3') {
     const hint = 'use the 1.0 paths (no /v1) or 0.3 over JSON-RPC';
-    return restError(new LiteError('VERSION_NOT_SUPPORTED', `A2A 0.3 over HTTP+JSON (/v1/…) is not served here; ${hint}`));
+    return { kind: 'answer', response: restError(new LiteError('VERSION_NOT_SUPPORTED', `A2A 0.3 over HTTP+JSON (/v1/…) is not served here; ${hint}`)) };
   }
   const operations = operationsAt(target);
   const operation = Object.hasOwn(operations, request.method) ? operations[request.method] : undefined;
-  if (operation === undefined) return methodNotAllowed(Object.keys(operations));
-  let what = `HTTP+JSON ${request.method} ${target.kind}`;
+  if (operation === undefined) return { kind: 'answer', response: methodNotAllowed(Object.keys(operations)) };
   try {
     checkVersion(request);
+  } catch (error) {
+    return { kind: 'answer', response: restError(error) };
+  }
+  try {
+    return { kind: 'call', call: operation.call(request.query, operation.readsBody ? readBody(request) : {}) };
+  } catch (error) {
+    return { kind: 'refused', error };
+  }
+}
+
+/**
+ * Runs a REST call read by `readRest`. `context` is what the JSON-RPC methods get too (the push
+ * config service, the principal asking); `report` is told of every failure, and picks the
+ * system errors out of them.
+ */
+export async function runRest(agent: Agent, request: HttpRequest, call: RestCall, context: MethodContext = {}, report: ErrorReporter = () => {}): Promise<HttpResponse> {
+  const what = `HTTP+JSON ${call.method}`;
+  try {
     requireExtensions(context.requiredExtensions ?? [], context.extensions);
-    const call = operation.call(request.query, operation.readsBody ? readBody(request) : {});
-    what = `HTTP+JSON ${call.method}`;
     const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
     if (method === undefined) throw new LiteError('INTERNAL', `no 1.0 method "${call.method}"`);
     const outcome = await method(agent, call.params, context);
