@@ -78,3 +78,23 @@ export function pointedAt(card: Record<string, unknown>, from: string, to: strin
   }
   return out;
 }
+
+/**
+ * The paths, relative to `base`, where `card` says its agent serves JSON-RPC, with the two every
+ * a2a-lite agent serves (`/` and `/jsonrpc`).
+ */
+export function rpcPathsOf(card: Record<string, unknown>, base: string): Set<string> {
+  const paths = new Set(['/', '/jsonrpc']);
+  const root = base.replace(/\/+$/, '');
+  const add = (url: unknown, binding: unknown): void => {
+    if (typeof url !== 'string' || (binding !== undefined && binding !== 'JSONRPC')) return;
+    const clean = url.replace(/\/+$/, '');
+    if (clean.startsWith(`${root}/`)) paths.add(clean.slice(root.length));
+  };
+  add(card.url, card.preferredTransport ?? 'JSONRPC');
+  for (const key of ['supportedInterfaces', 'additionalInterfaces']) {
+    const list = card[key];
+    if (Array.isArray(list)) for (const entry of list) add((entry as { url?: unknown })?.url, (entry as { protocolBinding?: unknown; transport?: unknown })?.protocolBinding ?? (entry as { transport?: unknown })?.transport);
+  }
+  return paths;
+}

@@ -1,6 +1,7 @@
 // What the hub keeps across restarts: the registered agents, each with the card it last
-// published and the principal that owns its id. Health and open connections are not kept:
-// they are facts about the moment, learned again when agents reconnect or answer a check.
+// published and the principal that owns its id, and whose send made each task at an agent the
+// hub calls at its URL. Health and open connections are not kept: they are facts about the
+// moment, learned again when agents reconnect or answer a check.
 
 /** One registered agent as the hub stores it. */
 export interface HubAgent {
@@ -29,6 +30,13 @@ export interface HubStore {
   put(agent: HubAgent): Promise<void>;
   /** True when there was an agent to remove. */
   remove(id: string): Promise<boolean>;
+  /** The principal whose send made task `taskId` at the agent whose URL is `backend`. */
+  taskOwner(backend: string, taskId: string): Promise<string | undefined>;
+  /**
+   * Records that `principal` made task `taskId` at `backend`, unless someone already did; the
+   * owner recorded, whoever it is.
+   */
+  claimTask(backend: string, taskId: string, principal: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -53,6 +61,7 @@ export function withNewCard(previous: HubAgent | undefined, next: Omit<HubAgent,
 /** A store for one hub process: everything is lost when it stops. */
 export class MemoryHubStore implements HubStore {
   private readonly agents = new Map<string, HubAgent>();
+  private readonly owners = new Map<string, string>();
 
   get(id: string): Promise<HubAgent | undefined> {
     const agent = this.agents.get(id);
@@ -70,6 +79,17 @@ export class MemoryHubStore implements HubStore {
 
   remove(id: string): Promise<boolean> {
     return Promise.resolve(this.agents.delete(id));
+  }
+
+  taskOwner(backend: string, taskId: string): Promise<string | undefined> {
+    return Promise.resolve(this.owners.get(`${backend}\n${taskId}`));
+  }
+
+  claimTask(backend: string, taskId: string, principal: string): Promise<string> {
+    const key = `${backend}\n${taskId}`;
+    const owner = this.owners.get(key) ?? principal;
+    this.owners.set(key, owner);
+    return Promise.resolve(owner);
   }
 
   close(): Promise<void> {

@@ -2,17 +2,21 @@
 // feed, wired together; and the one way a request reaches an agent through the hub, whichever
 // way that agent is registered. The HTTP routes are in hub-handler.ts and hub-api.ts.
 
-import { json, statusError, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
-import { ERROR_TABLE, isLiteError, LiteError } from '../errors.js';
-import { cardBase, pointedAt } from './agent-card-view.js';
+import { createHash, randomUUID } from 'node:crypto';
+import { statusError, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import type { HubTrail } from '../a2a/wire/hub-trail.js';
+import { isLiteError, LiteError } from '../errors.js';
+import { cardBase, pointedAt, rpcPathsOf } from './agent-card-view.js';
 import { HealthBoard } from './health.js';
 import { HubEvents } from './hub-events.js';
 import type { HubStore } from './hub-store.js';
-import { DEFAULT_MAX_HOPS, guardLoop, isSend } from './loop-guard.js';
+import { DEFAULT_MAX_HOPS, nextTrail, VIA_HEADER, viaFor } from './loop-guard.js';
 import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
+import { relayedAnswer } from './relayed-answer.js';
+import { forwardedBody, readRelayed, refusal } from './relayed-request.js';
 import { Relay } from './relay.js';
-import { taskUse, TaskOwners } from './task-owners.js';
+import { backendOf, TaskOwners } from './task-owners.js';
 import { TaskWatch } from './task-watch.js';
 import { watchedEvents } from './watched-events.js';
 
@@ -31,22 +35,23 @@ export interface HubOptions {
   maxHops?: number;
 }
 
-const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
-
 export class Hub {
   readonly events = new HubEvents();
   readonly health: HealthBoard;
   readonly registry: Registry;
   readonly relay: Relay;
   readonly tasks: TaskWatch;
-  private readonly owners = new TaskOwners();
+  private readonly owners: TaskOwners;
+  /** This hub while it runs, as the requests it sends name it (the loop guard's A2A-Lite-Via). */
+  readonly instance = randomUUID();
   readonly allowPrivate: boolean;
   private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(readonly options: HubOptions) {
     this.allowPrivate = options.allowPrivate ?? false;
     this.health = new HealthBoard(this.events);
-    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate);
+    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate, this.instance);
+    this.owners = new TaskOwners(options.store);
     this.tasks = new TaskWatch(this.events);
     const health = this.health;
     this.relay = new Relay({
@@ -75,46 +80,52 @@ export class Hub {
 
   /**
    * Sends `request` (its path already relative to the agent) to agent `id`: down its connection
-   * or on to its URL. Message sends pass the loop guard first; answers are read for tasks. A
-   * connected agent is told `principal` (who the hub authenticated; '' for the public card), so
-   * that each caller reaches only the tasks it made; an agent reached by URL is not.
+   * or on to its URL. The request is read once, as the agent's server reads it; the hub decides
+   * on that reading (the loop guard, whose task it is) and forwards what it read. A connected
+   * agent is told `principal` (who the hub authenticated; '' for the public card), so that each
+   * caller reaches only the tasks it made; for an agent reached by URL the hub keeps them apart.
    */
   async call(id: string, request: HttpRequest, path: string, principal = ''): Promise<HttpResponse> {
     const agent = await this.registry.lookup(id);
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
-    let body = request.body;
-    const send = isSend(request.method, path, body);
+    let via: string;
+    try {
+      via = viaFor(this.instance, request.headers[VIA_HEADER]);
+    } catch (error) {
+      return statusError(508, 'FAILED_PRECONDITION', (error as Error).message);
+    }
+    const read = await readRelayed(request, path, agent.kind === 'url' ? rpcPathsOf(agent.card, agent.url ?? '') : undefined);
+    if ('answer' in read) return read.answer;
+    const use = read.use;
     // An agent at a URL sees every caller of the hub as one: the hub keeps their tasks apart.
-    const use = agent.kind === 'url' && principal !== '' ? taskUse(request.method, path, body) : undefined;
-    if (use?.kind === 'task') {
-      try {
-        this.owners.check(id, use.taskId, principal);
-      } catch (error) {
-        return refusal(path, body, error);
-      }
+    const backend = agent.kind === 'url' && principal !== '' ? backendOf(agent.url ?? '') : undefined;
+    let trail: HubTrail | undefined;
+    try {
+      const named = use?.kind === 'task' ? use.taskId : use?.kind === 'send' ? use.message.taskId : undefined;
+      if (backend !== undefined && named) await this.owners.check(backend, named, principal);
+      if (use?.kind === 'send') trail = nextTrail(use.message.metadata, id, this.options.maxHops ?? DEFAULT_MAX_HOPS);
+    } catch (error) {
+      return refusal(read.call as NonNullable<typeof read.call>, isLiteError(error) ? error : new LiteError('INTERNAL', 'internal error'));
     }
-    if (send) {
-      try {
-        body = guardLoop(path, body, id, this.options.maxHops ?? DEFAULT_MAX_HOPS);
-      } catch (error) {
-        return refusal(path, body, error);
-      }
-    }
-    const forwarded = new Forwarded(request, body);
+    const headers = forwardedHeaders(request.headers, via, backend === undefined ? undefined : principal);
+    const forwarded = new Forwarded(request, read.path, forwardedBody(read, request.body, trail), headers);
+    const send = use?.kind === 'send';
     if (send) this.health.busy(id, 1);
     const started = performance.now();
     let response: HttpResponse;
     try {
-      response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, path, principal) : await forwardTo(agent.url ?? '', forwarded, path, this.allowPrivate);
+      response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, read.path, principal) : await forwardTo(agent.url ?? '', forwarded, read.path, this.allowPrivate);
     } catch (error) {
       if (send) this.health.busy(id, -1);
       throw error;
     }
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
-    if (CARD_PATHS.has(path) && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
-    if (use?.kind === 'list') response = this.owners.filterList(id, principal, response);
-    else if (use !== undefined) response = this.owners.learn(id, principal, response);
+    response = relayedAnswer(response);
+    if (read.call === undefined && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
+    if (backend !== undefined && use !== undefined && use.kind !== 'none') {
+      response = use.kind === 'list' ? await this.owners.filterList(backend, principal, response) : await this.owners.read(backend, principal, use.kind === 'send' && !use.message.taskId, response);
+    }
     const tapped = this.tasks.tap(id, principal, response);
     if (!send) return tapped;
     return whenDone(tapped, () => this.health.busy(id, -1));
@@ -140,29 +151,24 @@ export class Hub {
 }
 
 /**
- * `request` with the body the loop guard gave it. Not a spread: the node adapter's query and
- * signal are getters, made on first use, which a spread would make at once or drop.
+ * `request` as the hub forwards it: the path and body it read, the headers it passes on. Not a
+ * spread: the node adapter's query and signal are getters, made on first use, which a spread
+ * would make at once or drop.
  */
 class Forwarded implements HttpRequest {
   constructor(
     private readonly request: HttpRequest,
+    readonly path: string,
     readonly body: string,
+    readonly headers: HttpRequest['headers'],
   ) {}
 
   get method(): string {
     return this.request.method;
   }
 
-  get path(): string {
-    return this.request.path;
-  }
-
   get query(): URLSearchParams {
     return this.request.query;
-  }
-
-  get headers(): HttpRequest['headers'] {
-    return this.request.headers;
   }
 
   get signal(): AbortSignal | undefined {
@@ -174,15 +180,16 @@ class Forwarded implements HttpRequest {
   }
 }
 
-/** The loop guard's refusal, in the binding the request used. */
-function refusal(path: string, body: string, error: unknown): HttpResponse {
-  const lite = isLiteError(error) ? error : new LiteError('INTERNAL', 'internal error');
-  const row = ERROR_TABLE[lite.code];
-  if (path === '/jsonrpc' || path === '/') {
-    const id = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/.exec(body)?.[1];
-    return json(200, { jsonrpc: '2.0', id: id === undefined ? null : (JSON.parse(id) as string | number), error: { code: row.rpc, message: lite.message } });
-  }
-  return statusError(row.http, row.status, lite.message);
+/**
+ * The headers passed on: the hubs the request went through, and for an agent at a URL (which
+ * sees every caller as the hub) an Idempotency-Key of the caller's own, so that two callers who
+ * chose the same key do not get one task.
+ */
+function forwardedHeaders(headers: HttpRequest['headers'], via: string, principal: string | undefined): HttpRequest['headers'] {
+  const out: Record<string, string | undefined> = { ...headers, [VIA_HEADER]: via };
+  const key = headers['idempotency-key'];
+  if (principal !== undefined && key !== undefined) out['idempotency-key'] = createHash('sha256').update(`${principal}\n${key}`).digest('base64url');
+  return out;
 }
 
 /** `response`, running `done` once when its body has been answered or its stream has ended. */

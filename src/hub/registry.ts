@@ -6,6 +6,7 @@ import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
 import { LiteError } from '../errors.js';
 import { cardProblem, viewOf, type CardView } from './agent-card-view.js';
 import { guardedFetch, readText } from './guarded-fetch.js';
+import { VIA_HEADER } from './loop-guard.js';
 import type { HealthBoard } from './health.js';
 import type { HubEvents } from './hub-events.js';
 import { withNewCard, type HubAgent, type HubStore } from './hub-store.js';
@@ -43,6 +44,8 @@ export class Registry {
     private readonly health: HealthBoard,
     private readonly events: HubEvents,
     private readonly allowPrivate: boolean,
+    /** The hub's instance id, sent on every card read so that a URL leading back to the hub is refused there. */
+    private readonly via = '',
   ) {}
 
   /**
@@ -161,7 +164,7 @@ export class Registry {
 
   private async fetchCard(base: string): Promise<Record<string, unknown>> {
     const url = base.endsWith('.json') ? base : `${base}/.well-known/agent-card.json`;
-    const response = await guardedFetch(url, { allowPrivate: this.allowPrivate, headers: { accept: 'application/json' } });
+    const response = await guardedFetch(url, { allowPrivate: this.allowPrivate, headers: { accept: 'application/json', ...(this.via === '' ? {} : { [VIA_HEADER]: this.via }) } });
     if (response.statusCode !== 200) {
       response.resume();
       throw new LiteError('PEER_ERROR', `no agent card at ${url} (HTTP ${response.statusCode})`);

@@ -12,7 +12,13 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS hub_agents (
   id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
   body TEXT NOT NULL
-) STRICT`;
+) STRICT;
+CREATE TABLE IF NOT EXISTS hub_task_owners (
+  backend TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  PRIMARY KEY (backend, task_id)
+) STRICT, WITHOUT ROWID`;
 
 export class SqliteHubStore implements HubStore {
   constructor(
@@ -37,6 +43,17 @@ export class SqliteHubStore implements HubStore {
 
   remove(id: string): Promise<boolean> {
     return Promise.resolve(Number(this.db.prepare('DELETE FROM hub_agents WHERE id = ?').run(id).changes) > 0);
+  }
+
+  taskOwner(backend: string, taskId: string): Promise<string | undefined> {
+    const owner = this.db.prepare('SELECT owner FROM hub_task_owners WHERE backend = ? AND task_id = ?').pluck().get(backend, taskId);
+    return Promise.resolve(typeof owner === 'string' ? owner : undefined);
+  }
+
+  claimTask(backend: string, taskId: string, principal: string): Promise<string> {
+    // The first claim stays: a later one reads back who made the task.
+    this.db.prepare('INSERT INTO hub_task_owners (backend, task_id, owner) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(backend, taskId, principal);
+    return this.taskOwner(backend, taskId).then((owner) => owner ?? principal);
   }
 
   close(): Promise<void> {

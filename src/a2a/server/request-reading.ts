@@ -69,16 +69,17 @@ export function canonicalPath(path: string): string {
 
 /**
  * Reads `request` as the server does. `rpcPaths` are the paths JSON-RPC is served at (the
- * server's own by default; the hub adds those an agent's card names).
+ * server's own by default; the hub adds those an agent's card names); `asked` is the path read
+ * (the request's, or the hub's part of it that names the agent's endpoint).
  */
-export function readA2ARequest(request: HttpRequest, rpcPaths: ReadonlySet<string> = RPC_PATHS): A2ARead {
-  const path = canonicalPath(request.path);
+export function readA2ARequest(request: HttpRequest, rpcPaths: ReadonlySet<string> = RPC_PATHS, asked = request.path): A2ARead {
+  const path = canonicalPath(asked);
   if (CARD_PATHS.has(path)) return { kind: 'card', path };
   if (rpcPaths.has(path)) {
     if (request.method !== 'POST') return { kind: 'answer', response: methodNotAllowed('POST') };
     return readRpc(request, path);
   }
-  const rest = readRest(path === request.path ? request : { ...request, path });
+  const rest = readRest(request, path);
   if (rest === undefined) return { kind: 'none', path };
   if (rest.kind === 'answer') return rest;
   if (rest.kind === 'refused') return { kind: 'answer', response: restError(rest.error), extensionsFirst: true };

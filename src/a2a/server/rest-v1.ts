@@ -79,8 +79,8 @@ export type RestRead =
  * answers 404). A known path asked with the wrong HTTP method is refused with 405; a body or
  * query the route cannot read, with the error its method would give.
  */
-export function readRest(request: HttpRequest): RestRead | undefined {
-  const target = targetOf(request.path);
+export function readRest(request: HttpRequest, path = request.path): RestRead | undefined {
+  const target = targetOf(path);
   if (target === undefined) return undefined;
   if (target.kind === 'v0.3') {
     const hint = 'use the 1.0 paths (no /v1) or 0.3 over JSON-RPC';

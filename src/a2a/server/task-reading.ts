@@ -1,0 +1,68 @@
+// Which task a call names, read by the server's own method: the method runs on a stand-in agent
+// that only notes the first thing it is asked for (a task by id, a list, a message to answer)
+// and stops it there. So the task id, its field name and its aliases, and a message's task and
+// metadata are read by exactly the code that would serve the call.
+
+import { LiteError } from '../../errors.js';
+import type { PushConfigService } from '../../model/push-config.js';
+import type { TaskMessage } from '../../model/task.js';
+import type { Agent } from '../../runtime/agent.js';
+import type { Method, MethodContext } from './methods.js';
+
+/** What a call does with tasks. */
+export type TaskUse =
+  /** Reads, cancels, follows or configures the task `taskId`. */
+  | { kind: 'task'; taskId: string }
+  /** Sends `message`: a new task, or the one `message.taskId` continues. */
+  | { kind: 'send'; message: TaskMessage }
+  | { kind: 'list' }
+  /** Touches no task (the extended card). */
+  | { kind: 'none' };
+
+/** Thrown by the stand-in agent once it has noted what it was asked: the method stops there. */
+class Noted {
+  constructor(readonly use: TaskUse) {}
+}
+
+const note = (use: TaskUse): never => {
+  throw new Noted(use);
+};
+
+const STAND_IN = {
+  answer: (message: TaskMessage) => note({ kind: 'send', message }),
+  send: (message: TaskMessage) => note({ kind: 'send', message }),
+  stream: (message: TaskMessage) => note({ kind: 'send', message }),
+  getTask: (taskId: string) => note({ kind: 'task', taskId }),
+  cancel: (taskId: string) => note({ kind: 'task', taskId }),
+  subscribe: (taskId: string) => note({ kind: 'task', taskId }),
+  listTasks: () => note({ kind: 'list' }),
+};
+
+/** Push methods check their task first: a service is given so that they get that far. */
+const STAND_IN_PUSH: PushConfigService = {
+  save: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
+  get: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
+  list: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
+  delete: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
+};
+
+/** Methods that touch no task: the extended card, which an agent may have though this server has none. */
+const TASKLESS = new Set(['GetExtendedAgentCard', 'agent/getAuthenticatedExtendedCard']);
+
+/**
+ * What method `name` (whose code is `run`) does with tasks when called with `params`, or the
+ * error it refuses them with (the error the server would answer). `context` gives the
+ * extensions the call activated.
+ */
+export async function taskUseOf(name: string, run: Method, params: Record<string, unknown>, context: MethodContext = {}): Promise<TaskUse | LiteError> {
+  if (TASKLESS.has(name)) return { kind: 'none' };
+  try {
+    // The stand-in has only what the method tables call; any other use fails loudly below.
+    await run(STAND_IN as unknown as Agent, params, { ...context, push: STAND_IN_PUSH });
+  } catch (error) {
+    if (error instanceof Noted) return error.use;
+    if (error instanceof LiteError) return error;
+    throw error;
+  }
+  return { kind: 'none' };
+}

@@ -1,0 +1,36 @@
+// What the hub passes back of an agent's answer. The hub's origin is the console's, so an answer
+// an agent wrote must never become a page there: only JSON and event streams go through, with the
+// headers an A2A client reads, marked so that no browser sniffs or runs them; a redirect is not
+// followed nor passed on (it would make the hub an open redirect).
+
+import { statusError, type HttpResponse } from '../a2a/server/http.js';
+
+const PASSED_TYPES = new Set(['application/json', 'application/a2a+json', 'text/event-stream', 'application/problem+json']);
+
+/** Headers of the agent's that reach the client; every other is dropped. */
+const PASSED_HEADERS = new Set(['content-type', 'cache-control', 'etag', 'last-modified', 'vary', 'a2a-extensions', 'a2a-version', 'retry-after', 'www-authenticate', 'allow', 'x-accel-buffering']);
+
+const SAFE_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
+};
+
+/** `response` as the hub gives it to the client. */
+export function relayedAnswer(response: HttpResponse): HttpResponse {
+  if (response.status >= 300 && response.status < 400 && response.status !== 304) {
+    return refused(502, `the agent answered with a redirect (HTTP ${response.status}), which the hub does not follow or pass on`);
+  }
+  const headers: Record<string, string> = { ...SAFE_HEADERS };
+  for (const [name, value] of Object.entries(response.headers)) if (PASSED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const empty = 'body' in response && response.body === '';
+  if (!PASSED_TYPES.has(type) && !(empty && type === '')) {
+    return refused(response.status >= 400 ? response.status : 502, `the agent answered with ${type === '' ? 'no content type' : `content type ${type.slice(0, 100)}`}, which the hub passes on only as JSON or an event stream`);
+  }
+  return 'body' in response ? { status: response.status, headers, body: response.body } : { status: response.status, headers, events: response.events };
+}
+
+function refused(status: number, message: string): HttpResponse {
+  const answer = statusError(status, status === 502 ? 'UNAVAILABLE' : 'UNKNOWN', message);
+  return { ...answer, headers: { ...answer.headers, ...SAFE_HEADERS } };
+}
