@@ -3,7 +3,6 @@
 // (or memory), for as long as the retention flags say; SIGTERM or Ctrl-C stops it cleanly.
 
 import { join } from 'node:path';
-import type { AuthOptions, Credential } from '../../a2a/server/auth.js';
 import { createA2AHandler } from '../../a2a/server/handler.js';
 import { JSONRPC_PATH } from '../../a2a/wire/agent-card.js';
 import { retentionExtension } from '../../a2a/wire/retention-extension.js';
@@ -15,7 +14,7 @@ import { resolveCommand } from '../../serve/exec-command.js';
 import { execHandler, removeTaskFolders } from '../../serve/exec-handler.js';
 import { listen } from '../../serve/node-http.js';
 import { startPushSender, type PushSender } from '../../serve/push-sender.js';
-import { startReplySender, type ReplyPeer } from '../../serve/reply-sender.js';
+import { startReplySender } from '../../serve/reply-sender.js';
 import type { PushStore } from '../../store/push-store.js';
 import type { RetentionStore } from '../../store/retention-store.js';
 import { MemoryTaskStore, type TaskStore } from '../../store/task-store.js';
@@ -23,11 +22,11 @@ import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { parseJson, readInput } from '../input.js';
 import { printLine } from '../output.js';
-import { credentialsFrom } from '../token-flags.js';
 import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '../retention-flags.js';
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, startHubConnection } from './serve-hub.js';
+import { authFrom, replyPeersFrom } from './serve-clients.js';
 import { servedPlan } from './serve-plan.js';
 
 export const command: Command = {
@@ -245,69 +244,6 @@ async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskS
   if (kind === 'memory') return new MemoryTaskStore();
   const { openSqliteTaskStore } = await import('../../store/sqlite/task-store.js');
   return openSqliteTaskStore(path);
-}
-
-/**
- * Credentials named by environment variable, one token each; the principal of a credential is
- * the variable's name, which is stable across restarts and not secret. The values themselves
- * are never printed.
- */
-function authFrom(values: { 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: string[]; 'api-key-header'?: string }, context: Context): AuthOptions {
-  const holders = new Map<string, string>();
-  const credentials = (names: string[] | undefined): Credential[] | undefined => credentialsFrom('serve', names, context, holders);
-  const auth: AuthOptions = {};
-  const bearer = credentials(values['auth-bearer-env']);
-  const keys = credentials(values['auth-api-key-env']);
-  if (bearer) auth.bearerTokens = bearer;
-  if (keys) auth.apiKeys = keys;
-  if (values['api-key-header']) {
-    if (!values['auth-api-key-env']) throw new LiteError('USAGE', 'serve: --api-key-header needs --auth-api-key-env');
-    if (!/^[A-Za-z0-9-]{1,64}$/.test(values['api-key-header'])) throw new LiteError('USAGE', 'serve: --api-key-header is a header name');
-    auth.apiKeyHeader = values['api-key-header'];
-  }
-  return auth;
-}
-
-/**
- * The peers to send answers back to, by principal: `--reply-to NAME=URL`, with the token from
- * `--reply-token-env NAME=VAR`. NAME must be a client the server knows.
- */
-function replyPeersFrom(values: { 'reply-to'?: string[]; 'reply-token-env'?: string[]; 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: string[] }, context: Context): Map<string, ReplyPeer> {
-  const clients = new Set([...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? [])]);
-  const pairs = (option: string, list: string[] | undefined): Map<string, string> => {
-    const out = new Map<string, string>();
-    for (const pair of list ?? []) {
-      const at = pair.indexOf('=');
-      const name = pair.slice(0, at);
-      if (at <= 0 || at === pair.length - 1) throw new LiteError('USAGE', `serve: ${option} takes NAME=VALUE, not ${JSON.stringify(pair.slice(0, 40))}`);
-      if (!clients.has(name)) throw new LiteError('USAGE', `serve: ${option} names ${name}, which is no client: give it --auth-bearer-env ${name} (or --auth-api-key-env) first`);
-      out.set(name, pair.slice(at + 1));
-    }
-    return out;
-  };
-  const urls = pairs('--reply-to', values['reply-to']);
-  const tokens = pairs('--reply-token-env', values['reply-token-env']);
-  const peers = new Map<string, ReplyPeer>();
-  for (const [name, url] of urls) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new LiteError('USAGE', `serve: --reply-to ${name}=… is not a URL`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LiteError('USAGE', `serve: --reply-to ${name}=… is not an http or https URL`);
-    const peer: ReplyPeer = { url: parsed.href };
-    const variable = tokens.get(name);
-    if (variable !== undefined) {
-      const token = (context.env[variable] ?? '').trim();
-      if (token === '') throw new LiteError('USAGE', `serve: the environment variable ${variable} (--reply-token-env ${name}) is empty or not set`);
-      if (!/^[\x21-\x7e]+$/.test(token)) throw new LiteError('USAGE', `serve: the token in ${variable} holds characters a request header cannot carry`);
-      peer.token = token;
-    }
-    peers.set(name, peer);
-  }
-  for (const name of tokens.keys()) if (!urls.has(name)) throw new LiteError('USAGE', `serve: --reply-token-env ${name}=… without --reply-to ${name}=URL`);
-  return peers;
 }
 
 function wholeNumber(option: string, value: string, max: number): number {
