@@ -27,7 +27,7 @@ import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
-import { servedPlan } from './serve-plan.js';
+import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
 
 export const command: Command = {
   usage: 'a2a-lite serve --exec CMD|--plan PLAN [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [--task-ttl D] [options]',
@@ -44,9 +44,7 @@ Idempotency-Key gets the first send's task (docs/reliability.md).
 options:
   --exec CMD              the program to run for each task (a shell command; paths in it are
                           relative to where serve starts, the program runs in the task's folder)
-  --plan PLAN             instead of a program, run this plan (a2a-lite run --help) for each
-                          task: the task's text and data are its inputs, its steps are status
-                          updates, its output the result; --max-parallel N caps its subtasks
+${PLAN_HELP}
   --card FILE             the card to serve (default: the home's agent-card.json)
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port)
   --base-url URL          the address clients use, when it differs (behind a proxy)
@@ -97,8 +95,7 @@ examples:
   async run(args, context) {
     const { values, positionals } = parseOptions('serve', args, {
       exec: { type: 'string' },
-      plan: { type: 'string' },
-      'max-parallel': { type: 'string' },
+      ...PLAN_OPTIONS,
       card: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
@@ -135,13 +132,14 @@ examples:
     const storeKind = values.store ?? 'sqlite';
     if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
+    if (values['allow-private-agents'] && values.plan === undefined) throw new LiteError('USAGE', 'serve: --allow-private-agents needs --plan PLAN');
     const retentionGiven = retentionFlags(values);
 
     const auth = authFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
     const stores = openStores(values, context);
     const { home, paths } = stores;
-    const plan = values.plan === undefined ? undefined : servedPlan(values.plan, values['max-parallel'], values, stores, context);
+    const plan = values.plan === undefined ? undefined : servedPlan(values.plan, values, stores, context);
     const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
     const hub = hubFlags(values, card.agent.id, context);
     const store = await openStore(storeKind, paths.database);
