@@ -25,7 +25,7 @@ import { printLine } from '../output.js';
 import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '../retention-flags.js';
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
-import { HUB_HELP, HUB_OPTIONS, hubFlags, startHubConnection } from './serve-hub.js';
+import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
 
@@ -46,7 +46,8 @@ options:
                           relative to where serve starts, the program runs in the task's folder)
 ${PLAN_HELP}
   --card FILE             the card to serve (default: the home's agent-card.json)
-  --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port)
+  --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port;
+                          with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
   --store sqlite|memory   keep tasks in <home>/a2a-lite.db (default) or only in memory
   --timeout SECONDS       stop a program that runs longer (default 600)
@@ -120,7 +121,8 @@ examples:
     atMost('serve', positionals, 0);
     if (values.exec !== undefined && values.plan !== undefined) throw new LiteError('USAGE', 'serve: give --exec CMD or --plan PLAN, not both');
     const commandLine = values.plan === undefined ? required('serve', values.exec, '--exec CMD (or --plan PLAN)') : '';
-    const port = values.port === 'none' ? undefined : wholeNumber('--port', values.port ?? '7331', 65535);
+    const portGiven = listenPort(values);
+    const port = portGiven === undefined ? undefined : wholeNumber('--port', portGiven, 65535);
     const timeoutSeconds = wholeNumber('--timeout', values.timeout ?? '600', 86_400);
     const maxBodyBytes = wholeNumber('--max-body', values['max-body'] ?? String(4 * 1024 * 1024), 1024 * 1024 * 1024);
     const limits = {
