@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeName } from '../home/file-names.js';
-import { safeFileName } from '../home/safe-names.js';
+import { safeFileName, UniqueNames } from '../home/safe-names.js';
 import type { Artifact, Part } from '../model/task.js';
 
 /** A file the agent returned, and where it now is (undefined when it could not be saved). */
@@ -27,10 +27,11 @@ export function fileParts(artifacts: readonly Artifact[]): Extract<Part, { kind:
  */
 export function saveFiles(downloads: string, taskId: string, parts: readonly Extract<Part, { kind: 'file' }>[]): SavedFile[] {
   const folder = join(downloads, encodeName(taskId));
-  const used = new Set<string>();
+  // A result's files are written afresh each time the task is fetched: only its own names count.
+  const names = new UniqueNames([], 2);
   const saved: SavedFile[] = [];
   for (const part of parts) {
-    const name = uniqueName(safeFileName(part.name ?? 'file'), used);
+    const name = names.take(safeFileName(part.name ?? 'file'));
     const file: SavedFile = { name };
     if (part.mediaType) file.mediaType = part.mediaType;
     if (part.bytes !== undefined) {
@@ -44,13 +45,4 @@ export function saveFiles(downloads: string, taskId: string, parts: readonly Ext
     saved.push(file);
   }
   return saved;
-}
-
-function uniqueName(name: string, used: Set<string>): string {
-  const dot = name.lastIndexOf('.');
-  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  let candidate = name;
-  for (let n = 2; used.has(candidate); n += 1) candidate = `${stem}-${n}${extension}`;
-  used.add(candidate);
-  return candidate;
 }

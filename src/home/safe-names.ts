@@ -1,8 +1,9 @@
-// Names for files that arrive from peers, and the check that files sent out lie inside the
-// task's folder. A peer's name never chooses a directory, a device, or a hidden file.
+// Names for files that arrive from peers, unique within their folder, and the check that files
+// sent out lie inside the task's folder. A peer's name never chooses a directory, a device, or a
+// hidden file, and never replaces a file that is there.
 
 import { lstatSync, realpathSync } from 'node:fs';
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { LiteError } from '../errors.js';
 
 const RESERVED = /^(?:con|prn|aux|nul|com\d|lpt\d)(?:\..*)?$/i;
@@ -32,6 +33,47 @@ export function safeFileName(name: string): string {
     safe = safe.slice(0, MAX_NAME - extension.length) + extension;
   }
   return safe;
+}
+
+/**
+ * Hands out names not yet taken in one folder: `a.txt`, then `a-1.txt`, `a-2.txt`, … Each name
+ * remembers where its last search stopped, so N files of one name cost O(N) in all, not O(N²):
+ * a peer sending thousands of parts named alike cannot make the server search for long.
+ *
+ * @example
+ * const names = new UniqueNames(readdirSync(folder));   // what the folder already holds
+ * names.take('a.txt');  // 'a.txt', or 'a-1.txt' when the folder held one
+ */
+export class UniqueNames {
+  private readonly taken: Set<string>;
+  /** The next suffix to try for each name asked for. */
+  private readonly next = new Map<string, number>();
+  private readonly first: number;
+
+  /** `taken`: names already in use; `first`: the first suffix to try (1 gives `a-1.txt`). */
+  constructor(taken: Iterable<string> = [], first = 1) {
+    this.taken = new Set(taken);
+    this.first = first;
+  }
+
+  /** A name like `name` that no earlier call gave and `taken` did not hold; now taken. */
+  take(name: string): string {
+    let candidate = name;
+    let n = this.next.get(name) ?? this.first;
+    while (this.taken.has(candidate)) {
+      candidate = withSuffix(name, n);
+      n += 1;
+    }
+    this.next.set(name, n);
+    this.taken.add(candidate);
+    return candidate;
+  }
+}
+
+/** `report-2.md` for `report.md` and 2; a dot that starts the name is no extension. */
+function withSuffix(name: string, n: number): string {
+  const extension = extname(name);
+  return `${name.slice(0, name.length - extension.length)}-${n}${extension}`;
 }
 
 /**

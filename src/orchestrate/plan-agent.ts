@@ -21,6 +21,8 @@ export interface PlanAgentOptions {
   source?: string;
   env: NodeJS.ProcessEnv;
   maxParallel?: number;
+  /** Refuses an agent address the server may not call, before anything is sent there. */
+  checkUrl?(url: string): Promise<void>;
 }
 
 /** The most bytes of output files put in one result. */
@@ -54,6 +56,7 @@ export function planHandler(options: PlanAgentOptions): (task: IncomingTask, ctx
         signal: ctx.signal,
         ...(options.source !== undefined ? { source: options.source } : {}),
         ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}),
+        ...(options.checkUrl !== undefined ? { checkUrl: options.checkUrl } : {}),
         onEvent: (event) => {
           if (event.type !== 'step' || event.index !== undefined) return;
           const done = ['completed', 'failed', 'rejected', 'cancelled', 'skipped', 'input-required', 'auth-required'].includes(event.state);

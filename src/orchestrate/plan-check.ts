@@ -73,6 +73,25 @@ function checkAddress(step: Step, template: string, path: string, read: (templat
   }
 }
 
+/**
+ * Checks a plan that `serve --plan` runs for whoever sends it a task. The requester gives the
+ * inputs, so no step's agent or fallback may come from them (`{{inputs.…}}`, or `{{item}}` of
+ * a fan-out over an input): the requester would choose where subtasks go, with the operator's
+ * tokens. Throws INVALID_PLAN naming the step and field.
+ */
+export function checkServedPlan(plan: Plan): void {
+  for (const step of plan.steps) {
+    const at = `steps.${step.id}`;
+    for (const [target, path] of [[step.target, `${at}.agent`], [step.fallback, `${at}.fallback.agent`]] as const) {
+      if (target === undefined || !('agent' in target)) continue;
+      const chosen = references(target.agent, path).find((ref) => ref.kind === 'input' || (ref.kind === 'item' && step.each?.kind === 'input'));
+      if (chosen === undefined) continue;
+      const by = chosen.kind === 'input' ? `{{inputs.${chosen.name}}}` : `{{item}} of each: {input: ${(step.each as { input: string }).input}}`;
+      throw planError(path, `a served plan may not take its agents from what the requester sends (${by}); name the agent in the plan, or list the agents under each`);
+    }
+  }
+}
+
 function references(template: string, path: string): Reference[] {
   try {
     return referencesOf(template);

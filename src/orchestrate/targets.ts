@@ -33,7 +33,13 @@ export class Targets {
     const key = 'agent' in target ? `agent:${target.agent}` : `skill:${target.skill}`;
     let found = this.known.get(key);
     if (found === undefined) {
-      found = this.resolve(target);
+      found = this.resolve(target).then(async (peer) => {
+        // Where the task really goes is the interface the card names, whoever named the agent
+        // (a URL, a known id, a skill, the hub): it passes the same check as a URL in the plan.
+        const called = peer.access.interfaces[0]?.url;
+        if (called !== undefined) await this.checkUrl(called);
+        return peer;
+      });
       this.known.set(key, found);
       // A failure is not kept: the next attempt asks again (the agent may be up by then).
       found.catch(() => this.known.delete(key));

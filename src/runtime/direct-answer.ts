@@ -9,6 +9,8 @@ import { resultParts, type ResultFile } from './task-context.js';
 
 /** Messages nest no deeper than this; deeper input is refused before anything copies it. */
 export const MAX_MESSAGE_DEPTH = 64;
+/** A message carries at most this many parts: each may become a file the agent saves. */
+export const MAX_MESSAGE_PARTS = 1000;
 
 /** The answer of `onMessage` to a new message, or undefined when it gives none (or there is none). */
 export async function directAnswer(onMessage: ((message: IncomingMessage) => DirectReply | undefined | Promise<DirectReply | undefined>) | undefined, message: TaskMessage, newId: () => string): Promise<TaskMessage | undefined> {
@@ -28,10 +30,13 @@ export interface IncomingMessage {
 /** An answer without a task: words, or words with data and files. */
 export type DirectReply = string | { text?: string; data?: unknown; files?: ResultFile[] };
 
-/** Refuses a message no agent should take: not the requester's, empty, or nested too deep. */
+/** Refuses a message no agent should take: not the requester's, empty, too many parts, or nested too deep. */
 export function checkRequesterMessage(message: TaskMessage): void {
   if (message.role !== 'user') throw new LiteError('INVALID_PARAMS', 'a message to an agent has role "user"');
   if (message.parts.length === 0) throw new LiteError('INVALID_PARAMS', 'a message needs at least one part');
+  if (message.parts.length > MAX_MESSAGE_PARTS) {
+    throw new LiteError('INVALID_PARAMS', `a message may carry at most ${MAX_MESSAGE_PARTS} parts; this one has ${message.parts.length}`);
+  }
   if (jsonDepth(message, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) {
     throw new LiteError('INVALID_PARAMS', `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   }

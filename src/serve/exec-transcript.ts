@@ -2,13 +2,15 @@
 // message first with the header its requester wrote, and the files each message carried saved in
 // the task folder under safe names.
 
-import { lstatSync, writeFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { safeFileName } from '../home/safe-names.js';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { safeFileName, UniqueNames } from '../home/safe-names.js';
 import { liftTaskHeader } from '../lite/request.js';
-import type { TaskMessage } from '../model/task.js';
+import type { Part, TaskMessage } from '../model/task.js';
 import type { Message } from '../protocol/types.js';
 import type { IncomingTask } from '../runtime/agent.js';
+
+type FilePart = Extract<Part, { kind: 'file' }>;
 
 /** A task as the program sees it: with what a lite header opening its text said. */
 export type ExecTask = IncomingTask & { priority?: string; peerTaskId?: string };
@@ -36,21 +38,27 @@ export function taskMessage(task: ExecTask, saved: string[]): Message {
   return { type: 'task', params, body: task.text, attachments: saved };
 }
 
-/** Saves the files of a message into the task folder under safe names; returns the names. */
+/**
+ * Saves the files of a message into the task folder under safe names; returns the names. The
+ * folder is read once, for the names it already holds (a dangling link the program left is a
+ * taken name, not a free one); each file is then written once under a name no file has, and a
+ * file the program makes meanwhile is never overwritten (`wx`): its name is passed over.
+ */
 export function saveFiles(folder: string, message: TaskMessage): string[] {
-  const names: string[] = [];
-  for (const part of message.parts) {
-    if (part.kind !== 'file' || part.bytes === undefined) continue;
-    let name = safeFileName(part.name ?? 'file');
-    // lstat, not exists: a dangling link the program left is a taken name, not a free one.
-    for (let n = 1; lstatSync(join(folder, name), { throwIfNoEntry: false }) !== undefined; n += 1) name = withSuffix(safeFileName(part.name ?? 'file'), n);
-    writeFileSync(join(folder, name), Buffer.from(part.bytes, 'base64'), { flag: 'wx' });
-    names.push(name);
-  }
-  return names;
+  const files = message.parts.filter((part): part is FilePart & { bytes: string } => part.kind === 'file' && part.bytes !== undefined);
+  if (files.length === 0) return [];
+  const names = new UniqueNames(readdirSync(folder));
+  return files.map((part) => saveFile(folder, names, safeFileName(part.name ?? 'file'), Buffer.from(part.bytes, 'base64')));
 }
 
-function withSuffix(name: string, n: number): string {
-  const extension = extname(name);
-  return `${name.slice(0, name.length - extension.length)}-${n}${extension}`;
+function saveFile(folder: string, names: UniqueNames, wanted: string, bytes: Buffer): string {
+  for (;;) {
+    const name = names.take(wanted);
+    try {
+      writeFileSync(join(folder, name), bytes, { flag: 'wx' });
+      return name;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }

@@ -24,6 +24,7 @@ describe('hub and serve --hub flags', () => {
     [['--hub', 'hub.example:7400'], 'serve: --hub is an http or https URL'],
     [['--hub', 'http://127.0.0.1:1', '--hub-id', 'no/slash'], 'serve: the hub id "no/slash" is not 1 to 64 letters, digits, ".", "_" or "-"; give --hub-id'],
     [['--hub', 'http://127.0.0.1:1', '--hub-token-env', 'HUB_UNSET_TOKEN'], 'serve: the environment variable HUB_UNSET_TOKEN (--hub-token-env) is empty or not set'],
+    [['--hub', 'http://127.0.0.1:1', '--host', '0.0.0.0'], 'serve: with --hub, --host needs --port N: an agent behind a hub listens on no port of its own unless asked'],
   ])('a2a-lite serve %j', (args, message) => {
     const result = cli(['serve', '--home', agentHome('flags'), '--store', 'memory', '--exec', 'true', ...args]);
     expect(result.code).toBe(2);

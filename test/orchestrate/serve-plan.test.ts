@@ -49,7 +49,7 @@ output:
 
 /** Serves `plan` with `a2a-lite serve --plan` from a home of its own; the SDK client for it. */
 async function servePlan(plan: string, home: string): Promise<[ChildProcess, Client]> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--home', join(set.dir, home), '--host', '127.0.0.1', '--port', '0', '--store', 'memory', '--json', '--plan', plan], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--home', join(set.dir, home), '--host', '127.0.0.1', '--port', '0', '--store', 'memory', '--json', '--plan', plan, '--allow-private-agents'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk) => {

@@ -47,7 +47,7 @@ options:
 
 examples:
   a2a-lite hub --port 7400 --token-env HUB_TOKEN_ALICE --token-env HUB_TOKEN_BOB
-  a2a-lite serve --exec ./agent.sh --port none --hub http://hub.example:7400 --hub-token-env HUB_TOKEN_ALICE`,
+  a2a-lite serve --exec ./agent.sh --hub http://hub.example:7400 --hub-token-env HUB_TOKEN_ALICE`,
   async run(args, context) {
     const { values, positionals } = parseOptions('hub', args, {
       port: { type: 'string' },

@@ -1,5 +1,6 @@
 // `serve --hub URL`: the agent dials out to an a2a-lite hub and takes its requests over that
-// connection, so that it needs no inbound port (`--port none`). Its card then names the hub.
+// connection, so that it needs no inbound port, and opens none unless `--port N` asks for one.
+// Its card then names the hub.
 
 import type { A2AHandler } from '../../a2a/server/http.js';
 import { LiteError } from '../../errors.js';
@@ -18,12 +19,27 @@ export const HUB_HELP = `  --hub URL               also take requests through th
                           URL/agents/<id>, which its card then names (unless --base-url)
   --hub-token-env NAME    the token to present to the hub: the value of the variable NAME
   --hub-id ID             the id to register at the hub (default: the card's agent id)
-  --port none             with --hub, listen on no port at all`;
+                          With --hub, serve listens on no port of its own: the hub is the way
+                          in. --port N (and --host H) opens one too; answer there is with the
+                          auth flags alone, not the hub's tokens`;
 
 export interface HubFlags {
   url: string;
   id: string;
   token?: string;
+}
+
+/**
+ * The port serve listens on, as --port gives it, or undefined for none: 7331 by default, but
+ * none through a hub unless --port asks (an agent behind a hub has no reason to be reachable
+ * another way, and a port opened by default would be one more, unguarded by the hub's tokens).
+ */
+export function listenPort(values: { hub?: string; port?: string; host?: string }): string | undefined {
+  if (values.port === 'none') return undefined;
+  if (values.port !== undefined) return values.port;
+  if (values.hub === undefined) return '7331';
+  if (values.host !== undefined) throw new LiteError('USAGE', 'serve: with --hub, --host needs --port N: an agent behind a hub listens on no port of its own unless asked');
+  return undefined;
 }
 
 /** The hub settings the flags give, checked; undefined without --hub. */

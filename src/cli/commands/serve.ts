@@ -3,7 +3,6 @@
 // (or memory), for as long as the retention flags say; SIGTERM or Ctrl-C stops it cleanly.
 
 import { join } from 'node:path';
-import type { AuthOptions, Credential } from '../../a2a/server/auth.js';
 import { createA2AHandler } from '../../a2a/server/handler.js';
 import { JSONRPC_PATH } from '../../a2a/wire/agent-card.js';
 import { retentionExtension } from '../../a2a/wire/retention-extension.js';
@@ -15,7 +14,7 @@ import { resolveCommand } from '../../serve/exec-command.js';
 import { execHandler, removeTaskFolders } from '../../serve/exec-handler.js';
 import { listen } from '../../serve/node-http.js';
 import { startPushSender, type PushSender } from '../../serve/push-sender.js';
-import { startReplySender, type ReplyPeer } from '../../serve/reply-sender.js';
+import { startReplySender } from '../../serve/reply-sender.js';
 import type { PushStore } from '../../store/push-store.js';
 import type { RetentionStore } from '../../store/retention-store.js';
 import { MemoryTaskStore, type TaskStore } from '../../store/task-store.js';
@@ -23,12 +22,12 @@ import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { parseJson, readInput } from '../input.js';
 import { printLine } from '../output.js';
-import { credentialsFrom } from '../token-flags.js';
 import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '../retention-flags.js';
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
-import { HUB_HELP, HUB_OPTIONS, hubFlags, startHubConnection } from './serve-hub.js';
-import { servedPlan } from './serve-plan.js';
+import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
+import { authFrom, replyPeersFrom } from './serve-clients.js';
+import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
 
 export const command: Command = {
   usage: 'a2a-lite serve --exec CMD|--plan PLAN [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [--task-ttl D] [options]',
@@ -45,11 +44,10 @@ Idempotency-Key gets the first send's task (docs/reliability.md).
 options:
   --exec CMD              the program to run for each task (a shell command; paths in it are
                           relative to where serve starts, the program runs in the task's folder)
-  --plan PLAN             instead of a program, run this plan (a2a-lite run --help) for each
-                          task: the task's text and data are its inputs, its steps are status
-                          updates, its output the result; --max-parallel N caps its subtasks
+${PLAN_HELP}
   --card FILE             the card to serve (default: the home's agent-card.json)
-  --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port)
+  --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port;
+                          with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
   --store sqlite|memory   keep tasks in <home>/a2a-lite.db (default) or only in memory
   --timeout SECONDS       stop a program that runs longer (default 600)
@@ -98,8 +96,7 @@ examples:
   async run(args, context) {
     const { values, positionals } = parseOptions('serve', args, {
       exec: { type: 'string' },
-      plan: { type: 'string' },
-      'max-parallel': { type: 'string' },
+      ...PLAN_OPTIONS,
       card: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
@@ -124,7 +121,8 @@ examples:
     atMost('serve', positionals, 0);
     if (values.exec !== undefined && values.plan !== undefined) throw new LiteError('USAGE', 'serve: give --exec CMD or --plan PLAN, not both');
     const commandLine = values.plan === undefined ? required('serve', values.exec, '--exec CMD (or --plan PLAN)') : '';
-    const port = values.port === 'none' ? undefined : wholeNumber('--port', values.port ?? '7331', 65535);
+    const portGiven = listenPort(values);
+    const port = portGiven === undefined ? undefined : wholeNumber('--port', portGiven, 65535);
     const timeoutSeconds = wholeNumber('--timeout', values.timeout ?? '600', 86_400);
     const maxBodyBytes = wholeNumber('--max-body', values['max-body'] ?? String(4 * 1024 * 1024), 1024 * 1024 * 1024);
     const limits = {
@@ -136,13 +134,14 @@ examples:
     const storeKind = values.store ?? 'sqlite';
     if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
+    if (values['allow-private-agents'] && values.plan === undefined) throw new LiteError('USAGE', 'serve: --allow-private-agents needs --plan PLAN');
     const retentionGiven = retentionFlags(values);
 
     const auth = authFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
     const stores = openStores(values, context);
     const { home, paths } = stores;
-    const plan = values.plan === undefined ? undefined : servedPlan(values.plan, values['max-parallel'], values, stores, context);
+    const plan = values.plan === undefined ? undefined : servedPlan(values.plan, values, stores, context);
     const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
     const hub = hubFlags(values, card.agent.id, context);
     const store = await openStore(storeKind, paths.database);
@@ -245,69 +244,6 @@ async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskS
   if (kind === 'memory') return new MemoryTaskStore();
   const { openSqliteTaskStore } = await import('../../store/sqlite/task-store.js');
   return openSqliteTaskStore(path);
-}
-
-/**
- * Credentials named by environment variable, one token each; the principal of a credential is
- * the variable's name, which is stable across restarts and not secret. The values themselves
- * are never printed.
- */
-function authFrom(values: { 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: string[]; 'api-key-header'?: string }, context: Context): AuthOptions {
-  const holders = new Map<string, string>();
-  const credentials = (names: string[] | undefined): Credential[] | undefined => credentialsFrom('serve', names, context, holders);
-  const auth: AuthOptions = {};
-  const bearer = credentials(values['auth-bearer-env']);
-  const keys = credentials(values['auth-api-key-env']);
-  if (bearer) auth.bearerTokens = bearer;
-  if (keys) auth.apiKeys = keys;
-  if (values['api-key-header']) {
-    if (!values['auth-api-key-env']) throw new LiteError('USAGE', 'serve: --api-key-header needs --auth-api-key-env');
-    if (!/^[A-Za-z0-9-]{1,64}$/.test(values['api-key-header'])) throw new LiteError('USAGE', 'serve: --api-key-header is a header name');
-    auth.apiKeyHeader = values['api-key-header'];
-  }
-  return auth;
-}
-
-/**
- * The peers to send answers back to, by principal: `--reply-to NAME=URL`, with the token from
- * `--reply-token-env NAME=VAR`. NAME must be a client the server knows.
- */
-function replyPeersFrom(values: { 'reply-to'?: string[]; 'reply-token-env'?: string[]; 'auth-bearer-env'?: string[]; 'auth-api-key-env'?: string[] }, context: Context): Map<string, ReplyPeer> {
-  const clients = new Set([...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? [])]);
-  const pairs = (option: string, list: string[] | undefined): Map<string, string> => {
-    const out = new Map<string, string>();
-    for (const pair of list ?? []) {
-      const at = pair.indexOf('=');
-      const name = pair.slice(0, at);
-      if (at <= 0 || at === pair.length - 1) throw new LiteError('USAGE', `serve: ${option} takes NAME=VALUE, not ${JSON.stringify(pair.slice(0, 40))}`);
-      if (!clients.has(name)) throw new LiteError('USAGE', `serve: ${option} names ${name}, which is no client: give it --auth-bearer-env ${name} (or --auth-api-key-env) first`);
-      out.set(name, pair.slice(at + 1));
-    }
-    return out;
-  };
-  const urls = pairs('--reply-to', values['reply-to']);
-  const tokens = pairs('--reply-token-env', values['reply-token-env']);
-  const peers = new Map<string, ReplyPeer>();
-  for (const [name, url] of urls) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new LiteError('USAGE', `serve: --reply-to ${name}=… is not a URL`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LiteError('USAGE', `serve: --reply-to ${name}=… is not an http or https URL`);
-    const peer: ReplyPeer = { url: parsed.href };
-    const variable = tokens.get(name);
-    if (variable !== undefined) {
-      const token = (context.env[variable] ?? '').trim();
-      if (token === '') throw new LiteError('USAGE', `serve: the environment variable ${variable} (--reply-token-env ${name}) is empty or not set`);
-      if (!/^[\x21-\x7e]+$/.test(token)) throw new LiteError('USAGE', `serve: the token in ${variable} holds characters a request header cannot carry`);
-      peer.token = token;
-    }
-    peers.set(name, peer);
-  }
-  for (const name of tokens.keys()) if (!urls.has(name)) throw new LiteError('USAGE', `serve: --reply-token-env ${name}=… without --reply-to ${name}=URL`);
-  return peers;
 }
 
 function wholeNumber(option: string, value: string, max: number): number {
