@@ -124,9 +124,11 @@ describe('push config methods, A2A 1.0', () => {
     const { handle } = await server({ allowPrivateNetworks: false });
     const rpc = caller(handle, '1.0');
     const taskId = await newTask(rpc);
-    for (const url of ['http://127.0.0.1:9/', 'http://[::ffff:10.0.0.1]/', 'http://localhost/', 'http://3232235777/', 'http://169.254.169.254/']) {
+    for (const url of ['http://127.0.0.1:9/', 'http://[::ffff:10.0.0.1]/', 'http://localhost/', 'http://3232235777/']) {
       expect((await rpc('CreateTaskPushNotificationConfig', { taskId, url })).error, url).toMatchObject({ code: -32602, message: expect.stringContaining('--allow-private-webhooks') });
     }
+    // Cloud metadata: no setting allows it, and the refusal says so.
+    expect((await rpc('CreateTaskPushNotificationConfig', { taskId, url: 'http://169.254.169.254/' })).error).toMatchObject({ code: -32602, message: expect.stringContaining('no setting allows it') });
   });
 
   it('sends a config made inline with SendMessage every update of the new task', async () => {

@@ -1,7 +1,7 @@
 // Every request the hub makes to an address someone else gave it (a card URL at registration,
-// the agent behind it when forwarding) goes through the SSRF guard that webhooks use: private,
-// loopback and link-local addresses are refused unless the hub runs with --allow-private, and
-// the connection goes to the address that was checked, not to a second lookup of the name.
+// the agent behind it when forwarding) goes through the SSRF guard that webhooks use: private
+// and loopback addresses are refused unless the hub runs with --allow-private (link-local and
+// cloud metadata ones always), and the connection goes to the address that was checked.
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -25,8 +25,9 @@ export async function guardedFetch(url: string, options: GuardedRequest): Promis
     target = await checkWebhook(url, { allowPrivateNetworks: options.allowPrivate });
   } catch (error) {
     if (error instanceof LiteError && error.code === 'WEBHOOK_REFUSED') {
-      const { address, reason } = (error.details ?? {}) as { address?: string; reason?: string };
-      throw new LiteError('FORBIDDEN', `the hub does not call ${new URL(url).host}${address === undefined ? '' : ` (${address})`}: it is a ${reason ?? 'refused'} address; start the hub with --allow-private to allow private addresses`);
+      const { address, reason, allowable } = (error.details ?? {}) as { address?: string; reason?: string; allowable?: boolean };
+      const hint = allowable === true ? 'start the hub with --allow-private to allow private addresses' : 'no setting allows it';
+      throw new LiteError('FORBIDDEN', `the hub does not call ${new URL(url).host}${address === undefined ? '' : ` (${address})`}: it is a ${reason ?? 'refused'} address; ${hint}`);
     }
     throw error;
   }

@@ -27,7 +27,7 @@ export const CONFIG_JSON_SCHEMA = {
     record: { type: 'boolean', description: 'Record every [A2A:…] message received (before the model sees it) or sent in the ledger (default true)' },
     answerDiscover: { type: 'boolean', description: "Answer [A2A:discover] with this agent's card without the model (default true)" },
     checkOutbound: { type: 'boolean', description: 'Refuse outgoing messages that break the A2A-Lite protocol or carry a credential (default true)' },
-    allowPrivateNetworks: { type: 'boolean', description: 'Let discover and send reach agents on this machine or the local network (default false; link-local metadata addresses never)' },
+    allowPrivateNetworks: { type: 'boolean', description: 'Let discover and send reach agents on this machine or the local network (default false; link-local and cloud metadata addresses never)' },
     lang: { type: 'string', enum: ['zh', 'en'], description: 'Language of the [A2A:card] reply (default: that of the question)' },
   },
 } as const;

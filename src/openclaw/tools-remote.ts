@@ -142,8 +142,8 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
 /** Refuses an agent URL on a network the settings do not allow (a link-local metadata address never). */
 export async function checkAddress(url: string, settings: RemoteSettings): Promise<void> {
   try {
-    // Link-local addresses hold cloud metadata services: never, whatever the settings.
-    await checkWebhook(url, { allowPrivateNetworks: settings.allowPrivateNetworks, allowLinkLocal: false });
+    // Link-local and cloud metadata addresses are refused whatever the settings.
+    await checkWebhook(url, { allowPrivateNetworks: settings.allowPrivateNetworks });
   } catch (error) {
     if (!isLiteError(error)) throw error;
     throw new LiteError('FORBIDDEN', `the agent URL is refused: ${error.message}${settings.allowPrivateNetworks ? '' : ' (set allowPrivateNetworks in the a2a-lite plugin config for agents on this machine or the local network)'}`);

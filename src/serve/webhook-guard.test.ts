@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkWebhook, ipBytes, pinnedLookup, refusalOf, type Resolver } from './webhook-guard.js';
 
@@ -40,7 +41,8 @@ describe('refusalOf', () => {
     ['::1', 'loopback'],
     ['::', 'unspecified'],
     ['fe80::1', 'link-local'],
-    ['fd00:ec2::254', 'unique local (private)'],
+    ['fd00:ec2::254', 'cloud metadata'],
+    ['fd00::1', 'unique local (private)'],
     ['fc00::1', 'unique local (private)'],
     ['ff02::1', 'multicast'],
     ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
@@ -67,9 +69,9 @@ describe('refusalOf', () => {
     },
   );
 
-  it('allows private ranges when the operator does, but never unspecified, multicast or reserved', () => {
-    for (const address of ['127.0.0.1', '10.1.1.1', '::1', 'fe80::1', '::ffff:127.0.0.1', '100.64.0.1']) expect(refusalOf(address, true), address).toBeUndefined();
-    for (const address of ['0.0.0.0', '::', '224.0.0.1', 'ff02::1', '255.255.255.255', '::ffff:0.0.0.0']) expect(refusalOf(address, true), address).toBeDefined();
+  it('allows private ranges when the operator does, but never unspecified, multicast, reserved, link-local or metadata', () => {
+    for (const address of ['127.0.0.1', '10.1.1.1', '::1', 'fd00::1', '::ffff:127.0.0.1', '100.64.0.1', '64:ff9b:1::a00:1']) expect(refusalOf(address, true), address).toBeUndefined();
+    for (const address of ['0.0.0.0', '::', '224.0.0.1', 'ff02::1', '255.255.255.255', '::ffff:0.0.0.0', 'fe80::1', '169.254.1.1']) expect(refusalOf(address, true), address).toBeDefined();
   });
 
   it('reads every IPv6 spelling to the same bytes', () => {
@@ -185,21 +187,170 @@ describe('pinnedLookup', () => {
   });
 });
 
-describe('link-local, refused apart from the other private ranges', () => {
+
+describe('link-local and cloud metadata addresses, refused even with private networks allowed', () => {
   it.each([
     ['169.254.169.254', 'link-local'],
+    ['169.254.170.2', 'link-local'],
     ['fe80::1', 'link-local'],
+    ['fe80::a9fe:a9fe', 'link-local'],
+    ['fd00:ec2::254', 'cloud metadata'],
+    ['FD00:0EC2:0000:0000:0000:0000:0000:0254', 'cloud metadata'],
+    ['fd00:ec2::23', 'cloud metadata'],
+    ['fd20:ce::254', 'cloud metadata'],
+    ['100.100.100.200', 'cloud metadata'],
+    ['168.63.129.16', 'cloud metadata'],
+    ['192.0.0.192', 'cloud metadata'],
     ['::ffff:169.254.169.254', 'IPv4-mapped link-local'],
+    ['::ffff:100.100.100.200', 'IPv4-mapped cloud metadata'],
+    ['::ffff:0:168.63.129.16', 'IPv4-translated cloud metadata'],
+    ['::192.0.0.192', 'IPv4-compatible cloud metadata'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 link-local'],
+    ['64:ff9b::100.100.100.200', 'NAT64 cloud metadata'],
+    ['64:ff9b:1:a9fe:a9:fe00::', 'local NAT64 cloud metadata'],
+    ['64:ff9b:1::a9fe:a9fe', 'local NAT64 cloud metadata'],
     ['2002:a9fe:a9fe::1', '6to4 link-local'],
-  ])('%s is refused with private networks allowed and link-local not', (address, reason) => {
-    expect(refusalOf(address, true, false)).toBe(reason);
-    expect(refusalOf(address, true)).toBeUndefined();
+    ['2002:6464:64c8::', '6to4 cloud metadata'],
+    ['2001:0:4136:e378:8000:63bf:5601:5601', 'Teredo'],
+    ['2a01:4f8:1:2:200:5efe:169.254.169.254', 'ISATAP cloud metadata'],
+    ['2a01:4f8::a9fe:a9fe', 'IPv4-embedded cloud metadata'],
+    ['2a01:4f8:a9fe:a9fe::', 'IPv4-embedded cloud metadata'],
+    ['fe80::1%eth0', 'link-local'],
+  ])('%s (%s)', (address, reason) => {
+    expect(refusalOf(address, true)).toBe(reason);
+    expect(refusalOf(address)).toBeDefined();
   });
 
-  it('leaves the other private ranges allowed', async () => {
-    expect(refusalOf('127.0.0.1', true, false)).toBeUndefined();
-    expect(refusalOf('10.1.2.3', true, false)).toBeUndefined();
-    await expect(checkWebhook('http://169.254.169.254/', { allowPrivateNetworks: true, allowLinkLocal: false })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
-    await expect(checkWebhook('http://127.0.0.1:9/', { allowPrivateNetworks: true, allowLinkLocal: false })).resolves.toMatchObject({ address: '127.0.0.1' });
+  it('leaves the other private ranges allowed, and says that no setting allows metadata', async () => {
+    await expect(checkWebhook('http://127.0.0.1:9/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '127.0.0.1' });
+    await expect(checkWebhook('http://[fd00:ec2::254]/latest/meta-data/', { allowPrivateNetworks: true })).rejects.toMatchObject({
+      code: 'WEBHOOK_REFUSED',
+      message: 'webhooks may not go to "fd00:ec2::254": it is a cloud metadata address; no setting allows it',
+    });
+  });
+
+  it('checks metadata names on the addresses they resolve to', async () => {
+    const cloud = fakeDns({
+      'metadata.google.internal': ['169.254.169.254'],
+      metadata: ['100.100.100.200'],
+      'instance-data': ['fd00:ec2::254'],
+      'instance-data.ec2.internal': ['10.0.0.2', '64:ff9b::a9fe:a9fe'],
+      'wireserver.example': ['168.63.129.16'],
+      'lan.example': ['10.0.0.2'],
+    });
+    for (const [name, reason] of [
+      ['metadata.google.internal', 'link-local'],
+      ['metadata', 'cloud metadata'],
+      ['instance-data', 'cloud metadata'],
+      ['instance-data.ec2.internal', 'NAT64 link-local'],
+      ['wireserver.example', 'cloud metadata'],
+    ] as const) {
+      await expect(checkWebhook(`http://${name}/`, { allowPrivateNetworks: true, resolve: cloud }), name).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', details: { reason } });
+    }
+    await expect(checkWebhook('http://lan.example/', { allowPrivateNetworks: true, resolve: cloud })).resolves.toMatchObject({ address: '10.0.0.2' });
+    expect(cloud.asked).toContain('metadata.google.internal');
+  });
+
+  it('refuses every spelling and IPv6 embedding of every metadata address (property)', async () => {
+    const property = fc.asyncProperty(metadataSpelling(), async ({ url, literal }) => {
+      if (literal !== undefined) expect(refusalOf(literal, true), literal).toBeDefined();
+      await expect(checkWebhook(url, { allowPrivateNetworks: true }), url).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+      if (literal !== undefined) {
+        const resolve = fakeDns({ 'cloud.example': [literal] });
+        await expect(checkWebhook('http://cloud.example/', { allowPrivateNetworks: true, resolve }), literal).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+      }
+    });
+    await fc.assert(property, { numRuns: 3_000 });
   });
 });
+
+/** The IPv4 addresses of metadata services (and a link-local one no service uses), and the IPv6 ones. */
+const METADATA_V4 = ['169.254.169.254', '169.254.170.2', '169.254.0.23', '169.254.7.9', '100.100.100.200', '168.63.129.16', '192.0.0.192'];
+const METADATA_V6 = ['fd00:ec2::254', 'fd00:ec2::23', 'fd20:ce::254'];
+
+/** Bytes spelled as an IPv6 literal: any case, padded or not, a zero run compressed or not, a dotted tail or not. */
+function spellV6(bytes: Uint8Array, style: { upper: boolean; pad: boolean; compress: boolean; dotted: boolean }): string {
+  const words = Array.from({ length: 8 }, (_, i) => (((bytes[i * 2] as number) << 8) | (bytes[i * 2 + 1] as number)).toString(16));
+  const groups = (style.dotted ? words.slice(0, 6) : words).map((word) => (style.pad ? word.padStart(4, '0') : word));
+  let text = groups.join(':');
+  if (style.compress) {
+    const zero = style.pad ? '0000' : '0';
+    let best: [number, number] = [-1, 0];
+    for (let at = 0; at < groups.length; at += 1) {
+      let end = at;
+      while (groups[end] === zero) end += 1;
+      if (end - at > best[1]) best = [at, end - at];
+    }
+    if (best[0] >= 0) text = `${groups.slice(0, best[0]).join(':')}::${groups.slice(best[0] + best[1]).join(':')}`;
+  }
+  if (style.dotted) text += `${text.endsWith('::') ? '' : ':'}${[...bytes.subarray(12)].join('.')}`;
+  return style.upper ? text.toUpperCase() : text;
+}
+
+/** An IPv4 address spelled as the URL parser reads it: 1 to 4 parts, each decimal, octal or hex, perhaps a final dot. */
+function spellV4(v4: string, parts: 1 | 2 | 3 | 4, bases: number[], dot: boolean): string {
+  const bytes = v4.split('.').map(Number);
+  const value = (from: number): number => bytes.slice(from).reduce((n, b) => n * 256 + b, 0);
+  const numbers = parts === 4 ? bytes : [...bytes.slice(0, parts - 1), value(parts - 1)];
+  const spelled = numbers.map((n, i) => {
+    const base = bases[i % bases.length] as number;
+    if (base === 8) return n === 0 ? '0' : `0${n.toString(8)}`;
+    if (base === 16) return `0x${n.toString(16)}`;
+    return String(n);
+  });
+  return `${spelled.join('.')}${dot ? '.' : ''}`;
+}
+
+/** The IPv6 bytes of `v4` embedded in `form`, the other bytes taken from `noise`. */
+function embed(v4: string, form: string, noise: Uint8Array): Uint8Array {
+  const four = v4.split('.').map(Number);
+  const bytes = Uint8Array.from(noise);
+  const put = (places: number[], prefix: number[] = []): Uint8Array => {
+    prefix.forEach((b, i) => (bytes[i] = b));
+    places.forEach((at, i) => (bytes[at] = four[i] as number));
+    return bytes;
+  };
+  const zero = (from: number, to: number): void => void bytes.fill(0, from, to);
+  switch (form) {
+    case 'mapped':
+      zero(0, 10);
+      return put([12, 13, 14, 15], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]);
+    case 'translated':
+      zero(0, 12);
+      return put([12, 13, 14, 15], [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0]);
+    case 'compatible':
+      zero(0, 12);
+      return put([12, 13, 14, 15]);
+    case 'nat64':
+      zero(0, 12);
+      return put([12, 13, 14, 15], [0, 0x64, 0xff, 0x9b]);
+    case '6to4':
+      return put([2, 3, 4, 5], [0x20, 0x02]);
+    case 'teredo':
+      return put([12, 13, 14, 15], [0x20, 0x01, 0, 0]).map((b, i) => (i >= 12 ? b ^ 0xff : b));
+    case 'isatap':
+      return put([12, 13, 14, 15], [...noise.subarray(0, 8), (noise[8] as number) & 0x02, 0, 0x5e, 0xfe]);
+    default: {
+      // 'local-48' … 'local-96': the local-use NAT64 prefix; 'nsp-32' … 'nsp-96': any prefix of that length.
+      const [kind, length] = form.split('-') as [string, string];
+      const places = { 32: [4, 5, 6, 7], 40: [5, 6, 7, 9], 48: [6, 7, 9, 10], 56: [7, 9, 10, 11], 64: [9, 10, 11, 12], 96: [12, 13, 14, 15] }[Number(length) as 32] as number[];
+      bytes[8] = 0;
+      return put(places, kind === 'local' ? [0, 0x64, 0xff, 0x9b, 0, 1] : []);
+    }
+  }
+}
+
+const V6_FORMS = ['mapped', 'translated', 'compatible', 'nat64', '6to4', 'teredo', 'isatap', 'local-48', 'local-56', 'local-64', 'local-96', 'nsp-32', 'nsp-40', 'nsp-48', 'nsp-56', 'nsp-64', 'nsp-96'];
+
+/** A URL (and, for IPv6, the literal) that reaches a metadata address by some spelling or embedding. */
+function metadataSpelling(): fc.Arbitrary<{ url: string; literal?: string }> {
+  const style = fc.record({ upper: fc.boolean(), pad: fc.boolean(), compress: fc.boolean(), dotted: fc.boolean() });
+  const v4Url = fc
+    .tuple(fc.constantFrom(...METADATA_V4), fc.constantFrom(1, 2, 3, 4), fc.array(fc.constantFrom(8, 10, 16), { minLength: 1, maxLength: 4 }), fc.boolean())
+    .map(([v4, parts, bases, dot]) => ({ url: `http://${spellV4(v4, parts as 1 | 2 | 3 | 4, bases, dot)}/latest/meta-data/` }));
+  const embedded = fc.tuple(fc.constantFrom(...METADATA_V4.filter((v4) => !v4.endsWith('.7.9'))), fc.constantFrom(...V6_FORMS), fc.uint8Array({ minLength: 16, maxLength: 16 }), style).map(([v4, form, noise, how]) => spellV6(embed(v4, form, noise), how));
+  const linkLocal = fc.tuple(fc.constantFrom('mapped', 'translated', 'compatible', 'nat64', '6to4', 'teredo', 'isatap', 'local-48', 'local-64', 'local-96'), fc.uint8Array({ minLength: 16, maxLength: 16 }), style).map(([form, noise, how]) => spellV6(embed('169.254.7.9', form, noise), how));
+  const v6 = fc.tuple(fc.constantFrom(...METADATA_V6), style).map(([address, how]) => spellV6(ipBytes(address) as Uint8Array, how));
+  const literal = fc.oneof(embedded, linkLocal, v6).map((address) => ({ url: `http://[${address}]:80/`, literal: address }));
+  return fc.oneof(v4Url, literal);
+}

@@ -21,13 +21,11 @@ export interface ResolvedAddress {
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface WebhookGuardOptions {
-  /** Allow loopback, private, link-local and CGNAT targets (never unspecified, multicast or reserved). */
-  allowPrivateNetworks?: boolean;
   /**
-   * With allowPrivateNetworks, allow link-local targets too (the default); false refuses them,
-   * since cloud metadata services answer there.
+   * Allow loopback, private and CGNAT targets; never link-local or cloud metadata addresses,
+   * unspecified, multicast or reserved ones.
    */
-  allowLinkLocal?: boolean;
+  allowPrivateNetworks?: boolean;
   /** `dns.lookup` with `all: true` unless given; tests give their own. */
   resolve?: Resolver;
 }
@@ -42,12 +40,27 @@ export interface WebhookTarget {
 /** `private` ranges are allowed with allowPrivateNetworks; `never` ones are not. */
 type Range = readonly [cidr: string, kind: 'private' | 'never', name: string];
 
+/**
+ * Cloud metadata services outside link-local: Alibaba, Azure's wire server, Oracle (IPv4);
+ * AWS (fd00:ec2::254 and its other services in fd00:ec2::/32) and Google (fd20:ce::254)
+ * over IPv6. They hand out the machine's credentials, so they are refused always, like
+ * link-local, where the others answer (169.254.169.254, 169.254.170.2, fe80::a9fe:a9fe).
+ */
+const METADATA: readonly Range[] = [
+  ['100.100.100.200/32', 'never', 'cloud metadata'],
+  ['168.63.129.16/32', 'never', 'cloud metadata'],
+  ['192.0.0.192/32', 'never', 'cloud metadata'],
+  ['fd00:ec2::/32', 'never', 'cloud metadata'],
+  ['fd20:ce::254/128', 'never', 'cloud metadata'],
+];
+
 const V4_RANGES: readonly Range[] = [
+  ...METADATA.filter(([cidr]) => !cidr.includes(':')),
   ['0.0.0.0/8', 'never', 'unspecified'],
   ['10.0.0.0/8', 'private', 'private'],
   ['100.64.0.0/10', 'private', 'carrier-grade NAT'],
   ['127.0.0.0/8', 'private', 'loopback'],
-  ['169.254.0.0/16', 'private', 'link-local'],
+  ['169.254.0.0/16', 'never', 'link-local'],
   ['172.16.0.0/12', 'private', 'private'],
   ['192.0.0.0/24', 'private', 'IETF protocol'],
   ['192.0.2.0/24', 'never', 'documentation'],
@@ -60,6 +73,7 @@ const V4_RANGES: readonly Range[] = [
 ];
 
 const V6_RANGES: readonly Range[] = [
+  ...METADATA.filter(([cidr]) => cidr.includes(':')),
   ['::/128', 'never', 'unspecified'],
   ['::1/128', 'private', 'loopback'],
   ['100::/64', 'never', 'discard'],
@@ -67,7 +81,7 @@ const V6_RANGES: readonly Range[] = [
   ['2001:db8::/32', 'never', 'documentation'],
   ['64:ff9b:1::/48', 'private', 'local NAT64'],
   ['fc00::/7', 'private', 'unique local (private)'],
-  ['fe80::/10', 'private', 'link-local'],
+  ['fe80::/10', 'never', 'link-local'],
   ['fec0::/10', 'private', 'site-local'],
   ['ff00::/8', 'never', 'multicast'],
 ];
@@ -86,27 +100,71 @@ const EMBEDDING: readonly [cidr: string, name: string, offset: number][] = [
 ];
 
 /**
+ * Where else an IPv6 address may carry an IPv4 one, so that a translator or tunnel on the way
+ * could deliver it there: every place RFC 6052 allows for a NAT64 prefix of 32 to 96 bits (an
+ * operator may run NAT64 on any prefix of its own), and an ISATAP interface id. The bytes of
+ * the IPv4 address in each.
+ */
+const RFC6052_PLACES: readonly (readonly number[])[] = [
+  [4, 5, 6, 7],
+  [5, 6, 7, 9],
+  [6, 7, 9, 10],
+  [7, 9, 10, 11],
+  [9, 10, 11, 12],
+  [12, 13, 14, 15],
+];
+
+/** Metadata services at link-local addresses, looked for wherever an IPv6 address may embed one. */
+const LINK_LOCAL_METADATA = ['169.254.169.254', '169.254.169.253', '169.254.169.123', '169.254.170.2', '169.254.170.23', '169.254.0.23'];
+const METADATA_V4 = new Set([...LINK_LOCAL_METADATA, ...METADATA.flatMap(([cidr]) => (cidr.includes(':') ? [] : [cidr.slice(0, -3)]))]);
+
+/**
  * Why `address` may not receive webhooks, e.g. "loopback" or "IPv4-mapped private"; undefined
- * when it may. `address` is an IP literal (IPv6 without brackets).
+ * when it may. `address` is an IP literal (IPv6 without brackets, a zone id ignored).
+ * Link-local and cloud metadata addresses are refused even with private networks allowed,
+ * in every IPv6 form that embeds or translates to them.
  *
  * @example
  * refusalOf('::ffff:127.0.0.1', false); // 'IPv4-mapped loopback'
  * refusalOf('127.0.0.1', true);         // undefined
+ * refusalOf('64:ff9b::169.254.169.254', true); // 'NAT64 link-local'
  */
-export function refusalOf(address: string, allowPrivateNetworks = false, allowLinkLocal = allowPrivateNetworks): string | undefined {
+export function refusalOf(address: string, allowPrivateNetworks = false): string | undefined {
   const bytes = ipBytes(address);
   if (bytes === undefined) return 'not an IP address';
   if (bytes.length === 16) {
     for (const [cidr, name, offset] of EMBEDDING) {
       if (!inRange(bytes, cidr) || (name === 'IPv4-compatible' && isSpecialCompatible(bytes))) continue;
-      const inner = refusalOf([...bytes.subarray(offset, offset + 4)].join('.'), allowPrivateNetworks, allowLinkLocal);
-      return inner === undefined ? undefined : `${name} ${inner}`;
+      const inner = refusalOf([...bytes.subarray(offset, offset + 4)].join('.'), allowPrivateNetworks);
+      return inner === undefined ? embeddedMetadata(bytes) : `${name} ${inner}`;
     }
   }
   for (const [cidr, kind, name] of bytes.length === 4 ? V4_RANGES : V6_RANGES) {
-    if (inRange(bytes, cidr) && (kind === 'never' || !allowPrivateNetworks || (name === 'link-local' && !allowLinkLocal))) return name;
+    if (inRange(bytes, cidr) && (kind === 'never' || !allowPrivateNetworks)) return name;
   }
+  return bytes.length === 16 ? embeddedMetadata(bytes) : undefined;
+}
+
+/**
+ * "… cloud metadata" when the IPv6 `bytes` may carry a metadata service's IPv4 address
+ * somewhere a translator or tunnel would take it from. The local-use NAT64 prefix (RFC 8215)
+ * and ISATAP are checked for all of link-local; any other prefix for the services' exact
+ * addresses only, which no ordinary address holds by chance (one in 2^32 per place).
+ */
+function embeddedMetadata(bytes: Uint8Array): string | undefined {
+  const at = (places: readonly number[]): string => places.map((i) => bytes[i]).join('.');
+  if (inRange(bytes, '64:ff9b:1::/48')) {
+    for (const places of RFC6052_PLACES.slice(2)) if (isMetadata(at(places), true)) return 'local NAT64 cloud metadata';
+  }
+  const isatap = bytes[9] === 0 && bytes[10] === 0x5e && bytes[11] === 0xfe && ((bytes[8] as number) & ~0x02) === 0;
+  if (isatap && isMetadata(at([12, 13, 14, 15]), true)) return 'ISATAP cloud metadata';
+  for (const places of RFC6052_PLACES) if (isMetadata(at(places), false)) return 'IPv4-embedded cloud metadata';
   return undefined;
+}
+
+/** A metadata service's IPv4 address; with `linkLocal`, any link-local one too. */
+function isMetadata(v4: string, linkLocal: boolean): boolean {
+  return METADATA_V4.has(v4) || (linkLocal && v4.startsWith('169.254.'));
 }
 
 /**
@@ -123,7 +181,7 @@ export async function checkWebhook(url: string | URL, options: WebhookGuardOptio
   const family = isIP(host);
   const addresses: ResolvedAddress[] = family === 0 ? await resolveAll(host, options.resolve ?? systemResolver) : [{ address: host, family: family as 4 | 6 }];
   for (const { address } of addresses) {
-    const reason = refusalOf(address, allow, options.allowLinkLocal ?? allow);
+    const reason = refusalOf(address, allow);
     if (reason !== undefined) throw refused(host, address, reason);
   }
   const [first] = addresses as [ResolvedAddress];
@@ -167,11 +225,10 @@ function parseUrl(url: string): URL {
 
 function refused(host: string, address: string, reason: string): LiteError {
   const where = host === address ? `"${host}"` : `"${host}" (${address})`;
-  return new LiteError(
-    'WEBHOOK_REFUSED',
-    `webhooks may not go to ${where}: it is a ${reason} address; an operator can allow private networks with --allow-private-webhooks`,
-    { host, address, reason },
-  );
+  // Whether any setting allows it: link-local, metadata and reserved addresses never are.
+  const allowable = address === 'localhost' || refusalOf(address, true) === undefined;
+  const hint = allowable ? 'an operator can allow private networks with --allow-private-webhooks' : 'no setting allows it';
+  return new LiteError('WEBHOOK_REFUSED', `webhooks may not go to ${where}: it is a ${reason} address; ${hint}`, { host, address, reason, allowable });
 }
 
 /** `::` and `::1` lie in the IPv4-compatible range but are not IPv4 addresses. */
@@ -192,7 +249,9 @@ function inRange(bytes: Uint8Array, cidr: string): boolean {
 }
 
 /** The 4 or 16 bytes of an IP literal; undefined for anything else. */
-export function ipBytes(address: string): Uint8Array | undefined {
+export function ipBytes(literal: string): Uint8Array | undefined {
+  // A zone id (fe80::1%eth0) names the interface, not the address.
+  const address = literal.includes(':') ? literal.replace(/%.*$/, '') : literal;
   const family = isIP(address);
   if (family === 4) return Uint8Array.from(address.split('.').map(Number));
   if (family !== 6) return undefined;

@@ -65,7 +65,7 @@ export function servedPlan(file: string, values: ServedPlanFlags, stores: Stores
  */
 async function checkAgentAddress(url: string, allowPrivate: boolean): Promise<void> {
   try {
-    await checkWebhook(url, { allowPrivateNetworks: allowPrivate, allowLinkLocal: false });
+    await checkWebhook(url, { allowPrivateNetworks: allowPrivate });
   } catch (error) {
     if (!isLiteError(error)) throw error;
     const details = error.details as { host?: string; address?: string; reason?: string } | undefined;

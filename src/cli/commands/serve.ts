@@ -69,8 +69,9 @@ ${HUB_HELP}
                           Each variable holds one token and stands for one client, named by
                           the variable's name: a client sees, cancels and follows only the
                           tasks it made; anyone else's are "not found". The card stays public.
-  --allow-private-webhooks  with --push, allow webhooks on loopback, private and link-local
-                          addresses (refused by default, against SSRF)
+  --allow-private-webhooks  with --push, allow webhooks on loopback and private addresses
+                          (refused by default, against SSRF); link-local and cloud
+                          metadata addresses are refused even so
   --reply-to NAME=URL     send the answers of the tasks the client NAME (the variable of its
                           --auth-bearer-env or --auth-api-key-env) makes back to it, as a
                           SendMessage to URL, its A2A JSON-RPC endpoint: for peers that send and
