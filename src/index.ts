@@ -46,8 +46,9 @@ export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions
 export { readRemoteCard, toLiteCard, type RemoteCard } from './client/remote-card.js';
 export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
 export { openTransport } from './client/open-transport.js';
-export type { Transport, TransportOptions, SendResult, Credential } from './client/transport.js';
-export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
+export type { Transport, TransportOptions, Outcome, Credential } from './client/transport.js';
+export { sendAndFollow, followTask, type FollowOptions } from './client/remote-task.js';
+export { sendTask, type SendRequest, type SendListener, type SendResult } from './client/send-task.js';
 export { SseParser, readSse, type SseEvent } from './client/sse.js';
 
 export { Hub, type HubOptions } from './hub/hub.js';
