@@ -34,10 +34,15 @@ export interface HubOptions {
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 
 export class Hub {
+  /** The live feed: `hub.events.listen(…)` hears agents come and go, their health, and tasks. */
   readonly events = new HubEvents();
+  /** @internal */
   readonly health: HealthBoard;
+  /** @internal */
   readonly registry: Registry;
+  /** @internal */
   readonly relay: Relay;
+  /** @internal */
   readonly tasks: TaskWatch;
   private readonly owners = new TaskOwners();
   readonly allowPrivate: boolean;

@@ -15,6 +15,7 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS hub_agents (
 ) STRICT`;
 
 export class SqliteHubStore implements HubStore {
+  /** @internal Use `openSqliteHubStore`, which creates the file and its table first. */
   constructor(
     private readonly db: SqliteDatabase,
     private readonly path: string,
