@@ -1,63 +1,37 @@
-// The a2a-lite library: the A2A-Lite grammar and cards, the stores, the agent runtime, the
-// A2A server and client pieces, and the hub. `a2a-lite/protocol` and `a2a-lite/card` are the
-// small pure subsets.
+// `a2a-lite`: what no one side owns — the error class and its codes, the credential scan, the
+// grammar's and the card's main calls, an agent's home (known agents and the task ledger), and
+// plans run across agents. Each side has its own entry: `a2a-lite/server`, `a2a-lite/client`,
+// `a2a-lite/hub`; `a2a-lite/protocol` and `a2a-lite/card` hold the whole grammar and card.
 
-export * from './protocol/index.js';
-export * from './card/index.js';
-export * from './home/index.js';
-export { LiteError, isLiteError, ERROR_TABLE, type ErrorCode, type ErrorDetails } from './errors.js';
+// Errors: one class, with a code from a closed list; the table gives each code its exit code,
+// JSON-RPC code and HTTP status (docs/errors.md).
+export { LiteError, isLiteError, ERROR_TABLE, type ErrorCode, type ErrorDetails, type ErrorRow } from './errors.js';
+
+// Credentials never go into a message, a card or the ledger.
 export { findSecrets, credentialShapes, redactCredentials, type SecretFinding } from './secrets.js';
 
-export {
-  createAgent,
-  Agent,
-  type AgentOptions,
-  type IncomingTask,
-  type TaskContext,
-  type ResultFile,
-  type SendOptions,
-  type StatusOptions,
-  type TaskAccess,
-  type DirectReply,
-  type IncomingMessage,
-} from './runtime/agent.js';
-export { Retention, type PruneReport } from './runtime/retention.js';
-export { parseDuration, formatDuration, type RetentionRules } from './model/retention.js';
-export { receiveLite } from './lite/driver.js';
-export type { LiteReceiveOptions, LiteLedger } from './lite/driver-options.js';
-export type { Task, TaskMessage, Part, Artifact, TaskStatus, TaskEvent, Role } from './model/task.js';
-export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage } from './store/task-store.js';
-export { isRetentionStore, type RetentionStore } from './store/retention-store.js';
+// The A2A-Lite grammar and the task state machine (all of it in `a2a-lite/protocol`).
+export { parse, parseAll } from './protocol/parse.js';
+export { format, type FormatOptions } from './protocol/format.js';
+export { validate, isValid } from './protocol/validate.js';
+export { transition, nextStates, isTerminal, type WireState, type TaskState } from './protocol/states.js';
+export type { Message, ParsedMessage, ParseWarning, WarningCode, Problem, ProblemCode, KnownType } from './protocol/types.js';
 
-export { createA2AHandler, type A2AHandlerOptions } from './a2a/server/handler.js';
-export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
-export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION, type CardExtension } from './a2a/wire/agent-card.js';
-export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-extension.js';
-export type { AuthOptions, Credential as ServerCredential } from './a2a/server/auth.js';
-export { listen, nodeListener, type Listening, type NodeAdapterOptions } from './serve/node-http.js';
-export { fetchHandler } from './serve/fetch-handler.js';
-export { execHandler, type ExecOptions } from './serve/exec-handler.js';
-export { startPushSender, PushSender, type PushSenderOptions } from './serve/push-sender.js';
-export type { PushStore } from './store/push-store.js';
-export type { PushConfig, PushConfigInput, PushConfigService, PushAuthentication } from './model/push-config.js';
-export { safeFileName } from './home/safe-names.js';
+// The agent card (all of it in `a2a-lite/card`).
+export { checkCard, assertCard, type CardCheck } from './card/validate.js';
+export { render, type Lang } from './card/render.js';
+export { parseCardReply, type CardReply } from './card/parse-reply.js';
+export type { LiteCard, Skill, Capabilities, Framework, Mode, CardError } from './card/types.js';
 
-export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';
-export { readRemoteCard, toLiteCard, type RemoteCard } from './client/remote-card.js';
-export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
-export { openTransport } from './client/open-transport.js';
-export type { Transport, TransportOptions, SendResult, Credential } from './client/transport.js';
-export { sendAndFollow, followTask, type FollowOptions, type Outcome } from './client/remote-task.js';
-export { SseParser, readSse, type SseEvent } from './client/sse.js';
-
-export { Hub, type HubOptions } from './hub/hub.js';
-export { createHubHandler, hubUpgrades, type HubHandlerOptions } from './hub/hub-handler.js';
-export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';
-export type { HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
-export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/connector.js';
-export { sendThroughHub, hubCandidates, discoverFromHub, type HubCandidate, type HubCallOptions } from './hub/hub-client.js';
-export { HUB_EXTENSION, HUB_TRAIL_ENV, type HubTrail } from './a2a/wire/hub-trail.js';
+// An agent's home: where it lives, the agents it knows, and the task ledger.
+export { resolveHome, homePaths, type Home, type HomeOptions } from './home/home.js';
 export { openHomeStores, type Stores } from './home/stores.js';
+export { AgentDirectory, type KnownAgent, type CacheInfo, type CacheExtra } from './home/known-agents.js';
+export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
+export { FileTaskLedger, type RecordOptions, type ListFilter } from './home/task-ledger.js';
+export type { TaskRecord, TaskSummary, HistoryEntry, Direction, Applied } from './home/task-record.js';
+
+// Plans: read and check one, run it across agents, resume a run a crash left behind.
 export {
   runPlan,
   startPlan,
@@ -69,8 +43,17 @@ export {
   type RunResult,
   type RunningPlan,
   type RunRecord,
+  type RunState,
   type SubtaskRecord,
+  type SubtaskState,
   type RunEvent,
+  type StepOutline,
   type Plan,
   type Step,
+  type Target,
+  type Condition,
+  type Each,
+  type StepEnd,
 } from './orchestrate/index.js';
+export type { PlanInput, HubRef } from './orchestrate/plan.js';
+export type { SavedFileRef } from './orchestrate/run-state.js';

@@ -1,6 +1,7 @@
 // Keeps the layers of docs/architecture.md true: every import in src/ (static, dynamic or
 // type-only) must be one the table allows, no two files may import each other in a cycle, every
-// folder must be a layer the table names, and no source file may grow past the limit.
+// folder must be a layer the table names, no source file may grow past the limit, and no source
+// file imports an entry point (the files package.json `exports` names).
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
@@ -10,6 +11,13 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
 const MAX_LINES = 320;
+
+/** The entry points' source files: each `exports` target, from dist/ back to src/. */
+const ENTRIES = new Set(
+  Object.values((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import: string }> }).exports).map((entry) =>
+    join(ROOT, entry.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')),
+  ),
+);
 
 /** The may-import table of docs/architecture.md: layer → the layers it may import. */
 function mayImport(): Map<string, Set<string>> {
@@ -35,10 +43,13 @@ function sourceFiles(dir = SRC): string[] {
   });
 }
 
-/** The layer a file belongs to: its folder under src/ (a2a/ has two), `(root)` for the shared files. */
+/**
+ * The layer a file belongs to: its folder under src/ (a2a/ has two), `(root)` for the shared
+ * files, `(entry)` for the entry points at the top of src/ (src/index.ts, src/server.ts, …).
+ */
 function layerOf(file: string): string {
   const parts = relative(SRC, file).split(sep);
-  if (parts.length === 1) return parts[0] === 'index.ts' ? '(entry)' : '(root)';
+  if (parts.length === 1) return ENTRIES.has(file) ? '(entry)' : '(root)';
   return parts[0] === 'a2a' ? `a2a/${parts[1]}` : (parts[0] as string);
 }
 
@@ -77,6 +88,12 @@ describe('the layers of docs/architecture.md', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('imports no entry point from inside: the entries are the face, not a shortcut to it', () => {
+    expect(ENTRIES.size).toBeGreaterThanOrEqual(7);
+    const inward = [...graph].flatMap(([file, imports]) => imports.filter((target) => ENTRIES.has(target)).map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`));
+    expect(inward).toEqual([]);
   });
 
   it('resolves every import to a file that exists', () => {

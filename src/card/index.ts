@@ -5,7 +5,6 @@ export { checkCard, assertCard, AGENT_ID, SKILL_ID, type CardCheck } from './val
 export { findSecrets, type SecretFinding } from '../secrets.js';
 export { render, type Lang } from './render.js';
 export { parseCardReply, slug, type CardReply } from './parse-reply.js';
-export { jiajiaCard, mexicoCard } from './examples.js';
 export {
   FRAMEWORKS,
   MODES,

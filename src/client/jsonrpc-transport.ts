@@ -8,7 +8,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { httpError, notA2A, peerError, read } from './peer-errors.js';
-import { idempotencyHeaders, numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
+import { idempotencyHeaders, numbered, resumeHeaders, type Outcome, type SendOptions, type Transport } from './transport.js';
 
 interface RpcDialect {
   version: '1.0' | '0.3';
@@ -47,7 +47,7 @@ export class JsonRpc implements Transport {
     private readonly dialect: RpcDialect,
   ) {}
 
-  async send(message: TaskMessage, options: SendOptions = {}): Promise<SendResult> {
+  async send(message: TaskMessage, options: SendOptions = {}): Promise<Outcome> {
     const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal, options.timeoutMs, idempotencyHeaders(options.idempotencyKey));
     const event = read(() => this.dialect.event(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };

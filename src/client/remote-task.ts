@@ -7,7 +7,7 @@ import { codeOfPeerError } from '../a2a/wire/error-info.js';
 import { LiteError, isLiteError } from '../errors.js';
 import { isInterrupted, isSettled, type TaskState } from '../protocol/states.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
-import type { Transport } from './transport.js';
+import type { Outcome, Transport } from './transport.js';
 
 export interface FollowOptions {
   /** Stream the task (the agent's card says it can); otherwise send and poll. */
@@ -28,9 +28,6 @@ export interface FollowOptions {
   /** With a key: how often a send that failed before naming a task is sent again (default 2). */
   sendRetries?: number;
 }
-
-/** How a send ended: the task as last seen (ended or waiting), or a message the agent answered with. */
-export type Outcome = { kind: 'task'; task: Task } | { kind: 'message'; message: TaskMessage };
 
 /**
  * Sends `message` and follows the task it makes until it ends or asks for input.

@@ -6,7 +6,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { notA2A, peerError, read } from './peer-errors.js';
-import { idempotencyHeaders, numbered, resumeHeaders, type SendOptions, type SendResult, type Transport } from './transport.js';
+import { idempotencyHeaders, numbered, resumeHeaders, type Outcome, type SendOptions, type Transport } from './transport.js';
 
 export class RestV1 implements Transport {
   constructor(
@@ -14,7 +14,7 @@ export class RestV1 implements Transport {
     private readonly http: Http,
   ) {}
 
-  async send(message: TaskMessage, options: SendOptions = {}): Promise<SendResult> {
+  async send(message: TaskMessage, options: SendOptions = {}): Promise<Outcome> {
     const body = JSON.stringify({ message: messageToV1(message), configuration: { returnImmediately: options.returnImmediately === true } });
     const result = await this.http.json(await this.checked(await this.http.post(this.url('/message:send'), body, { ...this.headers(), ...idempotencyHeaders(options.idempotencyKey) }, options.signal, false, options.timeoutMs)));
     const event = read(() => eventFromV1(result), this.target);

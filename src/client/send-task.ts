@@ -16,7 +16,8 @@ import { TASK_ID } from '../protocol/validate.js';
 import type { SavedFile } from './downloads.js';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from './peer.js';
 import { RemoteRecord, type Taken } from './remote-record.js';
-import { sendAndFollow, type Outcome } from './remote-task.js';
+import { sendAndFollow } from './remote-task.js';
+import type { Outcome } from './transport.js';
 import { buildMessage } from './outgoing-message.js';
 
 /** How long an abort waits for the agent to answer its cancel before it stops following. */

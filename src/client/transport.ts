@@ -33,12 +33,16 @@ export interface SendOptions {
   idempotencyKey?: string;
 }
 
-/** What SendMessage gives back: the task, or a direct message (an agent may answer without one). */
-export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; message: TaskMessage };
+/**
+ * What an agent answers a send with: its task (as last seen), or a message when it answers
+ * without making one. `sendAndFollow` and `followTask` end with the same: the task once it has
+ * ended or asks for input.
+ */
+export type Outcome = { kind: 'task'; task: Task } | { kind: 'message'; message: TaskMessage };
 
 export interface Transport {
   readonly target: RemoteInterface;
-  send(message: TaskMessage, options?: SendOptions): Promise<SendResult>;
+  send(message: TaskMessage, options?: SendOptions): Promise<Outcome>;
   stream(message: TaskMessage, signal?: AbortSignal, options?: Pick<SendOptions, 'idempotencyKey'>): AsyncIterable<TaskEvent>;
   getTask(id: string, signal?: AbortSignal): Promise<Task>;
   cancelTask(id: string, signal?: AbortSignal): Promise<Task>;

@@ -17,7 +17,7 @@ import { consoleRoutes } from './console.js';
 import { parseUpFrames } from './frames.js';
 import { apiRoute, catalog } from './hub-api.js';
 import type { Hub } from './hub.js';
-import type { Upgrades } from '../serve/node-http.js';
+import { DEFAULT_MAX_BODY, DEFAULT_MAX_STREAM_BACKLOG, DEFAULT_REQUEST_TIMEOUT, type Upgrades } from '../serve/node-http.js';
 import { upgrades, type UpgradeLimits } from '../serve/upgrade.js';
 import { acceptLink, TAKEN, WebSocketLink, type LinkOptions, type UpgradeRequest } from './ws-link.js';
 
@@ -69,11 +69,19 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   };
 }
 
+/** The limits `listen` applies by default, for a hub served with them. */
+const LISTEN_LIMITS: UpgradeLimits = { maxBodyBytes: DEFAULT_MAX_BODY, maxStreamBacklogBytes: DEFAULT_MAX_STREAM_BACKLOG, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
+
 /**
  * The hub's upgrades for `listen`: agents' WebSocket links to `/hub/v1/connect` are taken over
- * by `handler` (a hub handler), with the limits of the hub's HTTP server for other upgrades.
+ * by `handler` (a hub handler); other requests with an Upgrade header are served as plain ones,
+ * with `limits`: the same as the `listen` options (default: `listen`'s own defaults).
+ *
+ * @example
+ * const handler = createHubHandler(hub);
+ * await listen(handler, { port: 7400, upgrades: hubUpgrades(handler) });
  */
-export function hubUpgrades(handler: A2AHandler, limits: UpgradeLimits): Upgrades {
+export function hubUpgrades(handler: A2AHandler, limits: UpgradeLimits = LISTEN_LIMITS): Upgrades {
   return upgrades(handler, (req) => (req.url ?? '').startsWith('/hub/v1/connect?') && /\bwebsocket\b/i.test(req.headers.upgrade ?? ''), limits);
 }
 

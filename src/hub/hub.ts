@@ -36,10 +36,15 @@ export interface HubOptions {
 }
 
 export class Hub {
+  /** The live feed: `hub.events.listen(…)` hears agents come and go, their health, and tasks. */
   readonly events = new HubEvents();
+  /** @internal */
   readonly health: HealthBoard;
+  /** @internal */
   readonly registry: Registry;
+  /** @internal */
   readonly relay: Relay;
+  /** @internal */
   readonly tasks: TaskWatch;
   private readonly owners: TaskOwners;
   /** This hub while it runs, as the requests it sends name it (the loop guard's A2A-Lite-Via). */

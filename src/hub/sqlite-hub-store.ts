@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS hub_task_owners (
 ) STRICT, WITHOUT ROWID`;
 
 export class SqliteHubStore implements HubStore {
+  /** @internal Use `openSqliteHubStore`, which creates the file and its table first. */
   constructor(
     private readonly db: SqliteDatabase,
     private readonly path: string,

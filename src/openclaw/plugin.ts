@@ -14,6 +14,23 @@ import { localTools } from './tools-local.js';
 import { remoteTools } from './tools-remote.js';
 import { runTools } from './tools-run.js';
 
+// The plugin's settings, and the part of OpenClaw's API it is written against (host.ts).
+export type { PluginConfig } from './config.js';
+export type {
+  HostApi,
+  HostLogger,
+  HostService,
+  AgentTool,
+  ToolContext,
+  ToolResult,
+  BeforeDispatchEvent,
+  BeforeDispatchContext,
+  BeforeDispatchResult,
+  MessageSendingEvent,
+  MessageSendingResult,
+  MessageContext,
+} from './host.js';
+
 export const PLUGIN_ID = 'a2a-lite';
 
 /** Every tool's name, as the manifest's `contracts.tools` lists them. */

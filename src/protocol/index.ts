@@ -3,7 +3,7 @@
 export { parse, parseAll } from './parse.js';
 export { format, type FormatOptions } from './format.js';
 export { canonicalBody } from './body.js';
-export { validate, isValid, progressValue, TYPE_RULES, PRIORITIES, TASK_ID } from './validate.js';
+export { validate, isValid, progressValue, TYPE_RULES, PRIORITIES, TASK_ID, type TypeRule } from './validate.js';
 export {
   CORE_STATES,
   EXTENSION_STATES,

@@ -6,7 +6,8 @@ import { credentialShapes, isSecretName, looksLikeSecretValue } from '../secrets
 import { isTerminal, isWireState, WIRE_STATES } from './states.js';
 import { KNOWN_TYPES, type KnownType, type Message, type Problem } from './types.js';
 
-interface TypeRule {
+/** The parameters a message type must carry, and those it may. */
+export interface TypeRule {
   required: readonly string[];
   optional: readonly string[];
 }

@@ -60,7 +60,10 @@ export class Retention {
   private closed = false;
   private readonly listeners = new Set<(ids: readonly string[]) => void>();
 
-  /** Checks `rules` (USAGE names a bad one), then runs a pass at once and every `intervalMs`. */
+  /**
+   * @internal Made by the agent from `AgentOptions.retention`. Checks `rules` (USAGE names a bad
+   * one), then runs a pass at once and every `intervalMs`.
+   */
   constructor(rules: RetentionRules, host: RetentionHost, intervalMs = intervalFor(rules)) {
     checkRules(rules);
     if (!isRetentionStore(host.store)) {

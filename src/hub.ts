@@ -1,0 +1,45 @@
+// `a2a-lite/hub`: run a hub (registry, NAT relay, routing, console), connect an agent to one,
+// and be a client of one: agents by skill, a task sent to the best of them.
+// Each type a signature here names is exported here too (test/public-api.test.ts checks it).
+
+// The hub and its HTTP routes, served with `listen` from `a2a-lite/server`.
+export { Hub, type HubOptions } from './hub/hub.js';
+export { createHubHandler, hubUpgrades, type HubHandlerOptions } from './hub/hub-handler.js';
+export type { LinkOptions } from './hub/ws-link.js';
+export type { UpgradeLimits } from './serve/upgrade.js';
+export type { Upgrades } from './serve/node-http.js';
+export type { HubEvents, HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
+export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
+export type { AuthOptions, Credential } from './a2a/server/auth.js';
+
+// Where the hub keeps its registry.
+export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';
+export { openSqliteHubStore, type SqliteHubStore } from './hub/sqlite-hub-store.js';
+
+// An agent behind NAT dials in to a hub and serves its tasks down that link.
+export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/connector.js';
+
+// A client of a hub: the agents it ranks for a skill, and a task sent to the best of them.
+export { sendThroughHub, hubCandidates, discoverFromHub, type HubCandidate, type HubCallOptions } from './hub/hub-client.js';
+export type { SendRequest, SendListener, SendResult } from './client/send-task.js';
+export type { Peer } from './client/peer.js';
+export type { RemoteRecord, Taken } from './client/remote-record.js';
+export type { SavedFile } from './client/downloads.js';
+export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
+export { openHomeStores, type Stores } from './home/stores.js';
+export type { Home, HomeOptions } from './home/home.js';
+export type { AgentDirectory, KnownAgent, CacheInfo, CacheExtra } from './home/known-agents.js';
+export type { FileTaskLedger, RecordOptions, ListFilter } from './home/task-ledger.js';
+export type { TaskRecord, TaskSummary, HistoryEntry, Direction, Applied } from './home/task-record.js';
+
+// The trail a hub puts on each message it relays, so that no conversation loops for ever.
+export { HUB_EXTENSION, HUB_TRAIL_ENV, type HubTrail } from './a2a/wire/hub-trail.js';
+
+// The task model, and the grammar's states and messages it names.
+export type { Task, TaskMessage, TaskStatus, TaskEvent, Part, Artifact, Role } from './model/task.js';
+export type { WireState, TaskState } from './protocol/states.js';
+export type { Message, KnownType } from './protocol/types.js';
+export type { LiteCard, Skill, Capabilities, Framework, Mode } from './card/types.js';
+
+// Errors: one class, with a code from a closed list (docs/errors.md).
+export { LiteError, isLiteError, type ErrorCode, type ErrorDetails } from './errors.js';

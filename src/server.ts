@@ -1,0 +1,57 @@
+// `a2a-lite/server`: run an agent and serve it over A2A — the agent and its task context, the
+// framework-free A2A handler with its auth, the node:http and fetch adapters, the task stores,
+// the exec handler that `a2a-lite serve --exec` runs, push notifications and the chat binding.
+// Each type a signature here names is exported here too (test/public-api.test.ts checks it).
+
+// The agent: what it does with a task, and the context it does it in.
+export { createAgent, Agent } from './runtime/agent.js';
+export type { AgentOptions, IncomingTask, TaskContext, StatusOptions, ResultFile, IncomingMessage, DirectReply, SendOptions, TaskAccess, TaskObserver } from './runtime/agent.js';
+export type { ArtifactContent } from './runtime/task-context.js';
+
+// How long tasks are kept (`agent.retention` when the agent has rules).
+export type { Retention, PruneReport } from './runtime/retention.js';
+export { parseDuration, formatDuration, type RetentionRules } from './model/retention.js';
+
+// The A2A handler: JSON-RPC 1.0 and 0.3 and HTTP+JSON, with the agent card; no sockets.
+export { createA2AHandler, type A2AHandlerOptions } from './a2a/server/handler.js';
+export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
+export type { AuthOptions, Credential } from './a2a/server/auth.js';
+export type { ErrorReporter } from './a2a/server/error-report.js';
+export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION, type CardOptions, type CardExtension } from './a2a/wire/agent-card.js';
+export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-extension.js';
+
+// Adapters: node:http, and `fetch(Request) → Response` for web-standard runtimes.
+export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './serve/node-http.js';
+export { fetchHandler } from './serve/fetch-handler.js';
+
+// Task stores: in memory, or SQLite (better-sqlite3 when installed, else node:sqlite).
+export { MemoryTaskStore, type TaskStore, type TaskStoreOptions, type TaskQuery, type TaskPage } from './store/task-store.js';
+export { openSqliteTaskStore, type SqliteTaskStore, type SqliteTaskStoreOptions } from './store/sqlite/task-store.js';
+export type { DriverName } from './store/sqlite/driver.js';
+export { isRetentionStore, type RetentionStore } from './store/retention-store.js';
+export type { SaveExtras, IdempotencyKey, IdempotentAnswer } from './store/task-log.js';
+export type { PushStore, NewDelivery, PendingDelivery } from './store/push-store.js';
+
+// A program as the agent: `a2a-lite serve --exec`.
+export { execHandler, type ExecOptions } from './serve/exec-handler.js';
+
+// Push notifications: webhooks the clients set, delivered with retries.
+export { startPushSender, type PushSender, type PushSenderOptions } from './serve/push-sender.js';
+export type { Resolver, ResolvedAddress } from './serve/webhook-guard.js';
+export type { PushConfig, PushConfigInput, PushConfigService, PushAuthentication, PushVersion } from './model/push-config.js';
+
+// The same agent driven by A2A-Lite chat text.
+export { receiveLite } from './lite/driver.js';
+export type { LiteReceiveOptions, LiteLedger } from './lite/driver-options.js';
+export type { FileTaskLedger, RecordOptions, ListFilter } from './home/task-ledger.js';
+export type { TaskRecord, TaskSummary, HistoryEntry, Direction, Applied } from './home/task-record.js';
+
+// The task model both sides speak, and the grammar's states and messages it names.
+export type { Task, TaskMessage, TaskStatus, TaskEvent, TaskChange, Part, Artifact, Role } from './model/task.js';
+export type { WireState, TaskState } from './protocol/states.js';
+export type { Message, KnownType } from './protocol/types.js';
+export type { LiteCard, Skill, Capabilities, Framework, Mode } from './card/types.js';
+export type { Lang } from './card/render.js';
+
+// Errors: one class, with a code from a closed list (docs/errors.md).
+export { LiteError, isLiteError, type ErrorCode, type ErrorDetails } from './errors.js';
