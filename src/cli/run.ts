@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_TABLE, LiteError } from '../errors.js';
 import type { Command, Context } from './context.js';
+import { entryOf } from './group.js';
 import { printLine, reportError } from './output.js';
 
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
@@ -42,13 +43,13 @@ export async function run(argv: string[], context: Context): Promise<number> {
       printLine(context, packageVersion());
       return 0;
     }
-    const entry = COMMANDS[name];
+    const entry = entryOf(COMMANDS, name);
     if (entry === undefined) {
       throw new LiteError('USAGE', `unknown command ${JSON.stringify(name)}; the commands are ${Object.keys(COMMANDS).join(', ')} (see a2a-lite --help)`);
     }
     const { command } = await entry.load();
     if (args.includes('--help') || args.includes('-h')) {
-      const sub = args[0] === undefined ? undefined : command.subcommands?.[args[0]];
+      const sub = args[0] === undefined || command.subcommands === undefined ? undefined : entryOf(command.subcommands, args[0]);
       const { usage, help } = sub ?? command;
       printLine(context, `usage: ${usage}\n\n${help}`);
       return 0;

@@ -48,6 +48,24 @@ describe('the a2a-lite program', () => {
     expect(code).toBe(2);
     expect(stderr).toBe('a2a-lite: USAGE: unknown command "fly"; the commands are parse, format, validate, card, agents, tasks, discover, send, run, runs, serve, hub, demo (see a2a-lite --help)\n');
   });
+
+  // Names every object inherits are no commands: each is refused as any unknown name is.
+  const COMMAND_LIST = 'parse, format, validate, card, agents, tasks, discover, send, run, runs, serve, hub, demo';
+  it.each([
+    [['constructor'], `unknown command "constructor"; the commands are ${COMMAND_LIST} (see a2a-lite --help)`],
+    [['__proto__'], `unknown command "__proto__"; the commands are ${COMMAND_LIST} (see a2a-lite --help)`],
+    [['toString'], `unknown command "toString"; the commands are ${COMMAND_LIST} (see a2a-lite --help)`],
+    [['help', 'constructor'], `unknown command "constructor"; the commands are ${COMMAND_LIST} (see a2a-lite --help)`],
+    [['tasks', 'hasOwnProperty'], 'tasks: expected new, record, list, show, get or cancel, got "hasOwnProperty"'],
+    [['tasks', 'constructor'], 'tasks: expected new, record, list, show, get or cancel, got "constructor"'],
+    [['card', '__proto__'], 'card: expected init, validate or show, got "__proto__"'],
+    [['agents', 'valueOf'], 'agents: expected add, list, show or remove, got "valueOf"'],
+    [['runs', 'constructor'], 'runs: say list or show, not "constructor"; see: a2a-lite runs --help'],
+    [['hub', 'toString'], 'hub: unexpected argument "toString"; see: a2a-lite hub --help'],
+  ])('a2a-lite %j is an unknown command (USAGE), not an internal error', (args, message) => {
+    const { code, stderr } = cli(args, { home: tempHome() });
+    expect({ code, stderr }).toEqual({ code: 2, stderr: `a2a-lite: USAGE: ${message}\n` });
+  });
 });
 
 describe('the home directory rule', () => {
