@@ -699,7 +699,7 @@ describe('webhooks (SSRF)', () => {
     ['http://224.0.0.1/', refused('"224.0.0.1"', 'multicast')],
     ['file:///etc/passwd', rpcError(-32602, 'params.url must be an http or https URL', { field: 'params.url' })],
     ['http://user:pass@example.com/', rpcError(-32602, 'params.url must not carry a user name or password; put credentials in authentication', { field: 'params.url' })],
-    ['http://nowhere.example.test/', rpcError(-32602, 'the webhook host "nowhere.example.test" does not resolve (ENOTFOUND)', { reason: 'INVALID_PARAMS' })],
+    ['http://nowhere.example.test/', rpcError(-32602, 'the host "nowhere.example.test" does not resolve (ENOTFOUND)', { reason: 'INVALID_PARAMS' })],
   ];
   let taskId: string;
   beforeAll(async () => {

@@ -4,7 +4,7 @@
 // (`POST /ard/search`). docs/hub.md gives every path and shape.
 
 import { json, SSE_HEADERS, statusError, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
-import { LiteError } from '../errors.js';
+import { isLiteError, LiteError } from '../errors.js';
 import { parseJson } from '../json-text.js';
 import { viewOf } from './agent-card-view.js';
 import type { HubAgent } from './hub-store.js';
@@ -62,7 +62,14 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
       const body = bodyOf(request);
       if (typeof body.url !== 'string') throw new LiteError('INVALID_PARAMS', 'a registration is {"url": "<the agent\'s base URL or card URL>", "id"?: "<id>"}');
       if (body.id !== undefined && typeof body.id !== 'string') throw new LiteError('INVALID_PARAMS', '"id" is a string');
-      const agent = await hub.registry.registerUrl(body.url, principal, body.id);
+      let agent: HubAgent;
+      try {
+        agent = await hub.registry.registerUrl(body.url, principal, body.id);
+      } catch (error) {
+        // The URL the client gave leads to no card: its mistake to fix, not a failure of the hub.
+        if (isLiteError(error, 'PEER_UNREACHABLE', 'PEER_ERROR')) return statusError(422, 'FAILED_PRECONDITION', error.message);
+        throw error;
+      }
       return json(201, { agent: agentView(hub, agent, principal) });
     }
     return statusError(405, 'UNIMPLEMENTED', 'use GET or POST', { allow: 'GET, POST' });

@@ -17,6 +17,7 @@ import { consoleRoutes } from './console.js';
 import { parseUpFrames } from './frames.js';
 import { apiRoute, catalog } from './hub-api.js';
 import type { Hub } from './hub.js';
+import { checkRequest, METHODS } from './request-guard.js';
 import { DEFAULT_MAX_BODY, DEFAULT_MAX_STREAM_BACKLOG, DEFAULT_REQUEST_TIMEOUT, type Upgrades } from '../serve/node-http.js';
 import { upgrades, type UpgradeLimits } from '../serve/upgrade.js';
 import { acceptLink, TAKEN, WebSocketLink, type LinkOptions, type UpgradeRequest } from './ws-link.js';
@@ -50,6 +51,8 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   const page = options.console === true ? consoleRoutes() : undefined;
   return async (request) => {
     try {
+      if (!METHODS.has(request.method)) return statusError(405, 'UNIMPLEMENTED', `the hub takes ${[...METHODS].join(', ')}`, { allow: [...METHODS].join(', ') });
+      checkRequest(request);
       const file = page?.(request);
       if (file !== undefined) return file;
       if (request.method === 'GET' || request.method === 'HEAD') {
@@ -59,9 +62,11 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
       }
       return await guarded(request);
     } catch (error) {
+      // A client's mistake, or an agent that could not be reached or answered wrongly (502),
+      // is answered as such; only the hub's own failures are reported.
       if (isLiteError(error)) {
         const row = ERROR_TABLE[error.code];
-        if (row.http < 500) return statusError(row.http, row.status, error.message);
+        if (row.http !== 500) return statusError(row.http, row.status, error.message);
       }
       report(error, `${request.method} ${request.path}`);
       return statusError(500, 'INTERNAL', 'internal error');

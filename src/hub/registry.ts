@@ -3,7 +3,7 @@
 // agents and owners across restarts; health is in memory (health.ts).
 
 import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
-import { LiteError } from '../errors.js';
+import { isLiteError, LiteError } from '../errors.js';
 import { cardProblem, viewOf, type CardView } from './agent-card-view.js';
 import { guardedFetch, readText } from './guarded-fetch.js';
 import { VIA_HEADER } from './loop-guard.js';
@@ -145,7 +145,7 @@ export class Registry {
         this.health.up(agent.id, performance.now() - started);
         if (JSON.stringify(card) !== JSON.stringify(agent.card)) await this.save(agent.id, agent.owner, 'url', card, agent.url);
       } catch (error) {
-        this.health.failed(agent.id, `its card could not be fetched: ${(error as Error).message}`, 3);
+        this.health.failed(agent.id, isLiteError(error) ? error.message : 'its card could not be fetched', 3);
       }
     }
   }
@@ -162,18 +162,30 @@ export class Registry {
     return agent;
   }
 
+  /**
+   * The card at `base`. An address the hub may not call is FORBIDDEN; one it cannot reach or
+   * read (no name, no answer, not 200, too large) is PEER_UNREACHABLE or PEER_ERROR, saying
+   * that the card could not be fetched and why; what it holds that is no card, INVALID_CARD.
+   */
   private async fetchCard(base: string): Promise<Record<string, unknown>> {
     const url = base.endsWith('.json') ? base : `${base}/.well-known/agent-card.json`;
-    const response = await guardedFetch(url, { allowPrivate: this.allowPrivate, headers: { accept: 'application/json', ...(this.via === '' ? {} : { [VIA_HEADER]: this.via }) } });
-    if (response.statusCode !== 200) {
-      response.resume();
-      throw new LiteError('PEER_ERROR', `no agent card at ${url} (HTTP ${response.statusCode})`);
+    const failed = (code: 'PEER_UNREACHABLE' | 'PEER_ERROR', why: string): LiteError => new LiteError(code, `the agent card could not be fetched from ${url}: ${why}`, { cardUrl: url });
+    let text: string;
+    try {
+      const response = await guardedFetch(url, { allowPrivate: this.allowPrivate, headers: { accept: 'application/json', ...(this.via === '' ? {} : { [VIA_HEADER]: this.via }) } });
+      if (response.statusCode !== 200) {
+        response.resume();
+        throw failed('PEER_ERROR', `it answered HTTP ${response.statusCode}`);
+      }
+      text = await readText(response, MAX_CARD_BYTES);
+    } catch (error) {
+      if (isLiteError(error, 'FORBIDDEN') || isLiteError(error, 'PEER_ERROR')) throw error;
+      throw failed(isLiteError(error, 'INPUT_TOO_LARGE') ? 'PEER_ERROR' : 'PEER_UNREACHABLE', error instanceof Error ? error.message : 'the connection failed');
     }
     let card: unknown;
     try {
-      card = JSON.parse(await readText(response, MAX_CARD_BYTES));
-    } catch (error) {
-      if (error instanceof LiteError) throw error;
+      card = JSON.parse(text);
+    } catch {
       throw new LiteError('INVALID_CARD', `${url} does not hold JSON, so it is no agent card`);
     }
     const problem = cardProblem(card);

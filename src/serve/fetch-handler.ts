@@ -13,7 +13,7 @@ export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: numb
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
-    const response = await handler({ method: request.method, path: url.pathname, query: url.searchParams, headers, body, signal: request.signal });
+    const response = await handler({ method: request.method, path: url.pathname, query: url.searchParams, search: url.search, headers, body, signal: request.signal });
     // 204 and 304 carry no body, and a Response refuses one for them.
     const bodiless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
     if ('body' in response) return new Response(bodiless ? null : response.body, { status: response.status, headers: response.headers });

@@ -41,6 +41,23 @@ describe('the node:http adapter', () => {
     expect(((await response.json()) as { error: { status: string } }).error.status).toBe('RESOURCE_EXHAUSTED');
   });
 
+  it('reads a path that starts with two slashes as a path, not as a host', async () => {
+    // Resolved against a base URL, `//` names a host and `//` alone none: that answered 500.
+    const answers: string[] = [];
+    for (const target of ['//', '//jsonrpc', '//x/../.well-known/agent-card.json']) {
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+        let got = '';
+        socket.on('data', (chunk: Buffer) => (got += chunk.toString('latin1')));
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+        socket.end(`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`);
+      });
+      answers.push(`${target} ${text.slice(9, 12)}`);
+    }
+    expect(answers).toEqual(['// 404', '//jsonrpc 404', '//x/../.well-known/agent-card.json 404']);
+  });
+
   it('sends each stream event when it happens, not when the task ends', async () => {
     const response = await fetch(`${server.url}/jsonrpc`, {
       method: 'POST',

@@ -98,7 +98,7 @@ class NodeRequest implements HttpRequest {
   constructor(
     readonly method: string,
     readonly path: string,
-    private readonly search: string,
+    readonly search: string,
     readonly headers: Readonly<Record<string, string>>,
     readonly body: string,
     private readonly res: ServerResponse,
@@ -148,15 +148,15 @@ const PLAIN_URL = /^\/(?:[\w.~:@-]+(?:\/[\w.~:@-]*)*)?(?:\?[\w.~%+=&-]+)?$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 
 /**
- * The path and query of a request target, as `new URL(target, base)` gives them. URL parsing
- * is skipped for plain targets like `/jsonrpc`, which it would leave unchanged.
+ * The path and query of a request target; a path is appended to a base, not resolved (`//x`
+ * would name a host). Plain targets like `/jsonrpc`, which parsing leaves unchanged, skip it.
  */
 function splitUrl(target: string): { path: string; search: string } {
   if (PLAIN_URL.test(target) && !DOT_SEGMENT.test(target)) {
     const mark = target.indexOf('?');
     return mark === -1 ? { path: target, search: '' } : { path: target.slice(0, mark), search: target.slice(mark) };
   }
-  const url = new URL(target, 'http://localhost');
+  const url = target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
   return { path: url.pathname, search: url.search };
 }
 

@@ -209,9 +209,9 @@ async function resolveAll(host: string, resolve: Resolver): Promise<ResolvedAddr
     addresses = await resolve(host);
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
-    throw new LiteError('INVALID_PARAMS', `the webhook host "${host}" does not resolve${typeof code === 'string' ? ` (${code})` : ''}`, { host }, { cause: err });
+    throw new LiteError('INVALID_PARAMS', `the host "${host}" does not resolve${typeof code === 'string' ? ` (${code})` : ''}`, { host }, { cause: err });
   }
-  if (addresses.length === 0) throw new LiteError('INVALID_PARAMS', `the webhook host "${host}" has no address`, { host });
+  if (addresses.length === 0) throw new LiteError('INVALID_PARAMS', `the host "${host}" has no address`, { host });
   return addresses;
 }
 

@@ -56,8 +56,12 @@ describe('hostile input to the hub', () => {
     expect(await errorOf(await fetch(`${url}/agents/nobody/message:send`, { method: 'POST', body: '{}' }))).toEqual({ status: 404, message: 'no agent "nobody" is registered at this hub' });
     expect(await errorOf(await fetch(`${url}/hub/v1/agents/nobody`, { method: 'DELETE' }))).toEqual({ status: 404, message: 'no agent "nobody" is registered at this hub' });
     expect(await errorOf(await fetch(`${url}/nowhere`))).toEqual({ status: 404, message: 'nothing at /nowhere on this hub; see docs/hub.md' });
-    for (const path of ['/agents/%E0%A4%A/message:send', '/agents/%ZZ/.well-known/agent-card.json', '/hub/v1/agents/%E0%A4%A']) {
-      expect(await errorOf(await fetch(`${url}${path}`)), path).toEqual({ status: 400, message: 'the agent id in the path is not valid percent-encoding' });
+    for (const [path, escape] of [
+      ['/agents/%E0%A4%A/message:send', '%A/'],
+      ['/agents/%ZZ/.well-known/agent-card.json', '%ZZ'],
+      ['/hub/v1/agents/%E0%A4%A', '%A'],
+    ]) {
+      expect(await errorOf(await fetch(`${url}${path}`)), path).toEqual({ status: 400, message: `the path holds "${escape}", which is not valid percent-encoding (% and two hex digits, of UTF-8)` });
     }
     expect(await errorOf(await post(`${url}/hub/v1/connect/00000000-0000-0000-0000-000000000000`, '{"frames": []}'))).toEqual({ status: 404, message: 'no such relay session; connect again' });
   });

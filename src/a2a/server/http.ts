@@ -12,6 +12,12 @@ export interface HttpRequest {
   /** The path without the query: `/jsonrpc`, `/.well-known/agent-card.json`. */
   path: string;
   query: URLSearchParams;
+  /**
+   * The query as the client sent it (`?a=1`, or '' for none), escapes undecoded, when the
+   * adapter has it: `query` quietly keeps a malformed `%` escape, which a reader that must
+   * refuse one (the hub) finds only here.
+   */
+  search?: string;
   /** Header names in lower case. */
   headers: Readonly<Record<string, string | undefined>>;
   body: string;

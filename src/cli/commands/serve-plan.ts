@@ -25,7 +25,8 @@ export const PLAN_HELP = `  --plan PLAN             instead of a program, run th
                           updates, its output the result; --max-parallel N caps its subtasks.
                           Its agents are named in the plan (never by an input: such a plan is
                           refused), and only those on public addresses are called unless
-  --allow-private-agents  lets them be on loopback or private addresses (link-local never)`;
+  --allow-private-agents  lets them be on loopback or private addresses (link-local and
+                          cloud metadata never)`;
 
 export interface ServedPlan {
   card: LiteCard;
@@ -60,18 +61,18 @@ export function servedPlan(file: string, values: ServedPlanFlags, stores: Stores
 
 /**
  * Refuses an agent URL a served plan may not call: a task from anyone makes the server call it.
- * Loopback and private addresses only with --allow-private-agents; link-local (where cloud
- * metadata services answer) never.
+ * Loopback and private addresses only with --allow-private-agents; link-local and cloud
+ * metadata addresses never.
  */
 async function checkAgentAddress(url: string, allowPrivate: boolean): Promise<void> {
   try {
     await checkWebhook(url, { allowPrivateNetworks: allowPrivate });
   } catch (error) {
     if (!isLiteError(error)) throw error;
-    const details = error.details as { host?: string; address?: string; reason?: string } | undefined;
+    const details = error.details as { host?: string; address?: string; reason?: string; allowable?: boolean } | undefined;
     if (error.code !== 'WEBHOOK_REFUSED' || details?.reason === undefined) throw new LiteError('FORBIDDEN', `a served plan may not call ${JSON.stringify(url.slice(0, 200))}: ${error.message}`);
     const where = details.host === details.address ? `"${details.host}"` : `"${details.host}" (${details.address})`;
-    const hint = allowPrivate || details.reason.endsWith('link-local') ? '' : '; start serve with --allow-private-agents for agents on this machine or the local network';
+    const hint = allowPrivate || details.allowable !== true ? '' : '; start serve with --allow-private-agents for agents on this machine or the local network';
     throw new LiteError('FORBIDDEN', `a served plan may not call ${where}: it is ${/^[aeiou]/i.test(details.reason) ? 'an' : 'a'} ${details.reason} address${hint}`, { host: details.host ?? '', reason: details.reason });
   }
 }
