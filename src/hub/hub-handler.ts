@@ -34,6 +34,8 @@ export interface HubHandlerOptions {
   console?: boolean;
   /** Limits of agents' WebSocket links (default: messages up to 65 MiB, 256 MiB written ahead). */
   link?: LinkOptions;
+  /** How long an agent that dials in has to give its card before it is dropped (default 10 s). */
+  cardReadMs?: number;
 }
 
 const DEFAULT_LINK: LinkOptions = { maxMessageBytes: 65 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };
@@ -47,7 +49,8 @@ const CARD_SUFFIXES = new Set(['/.well-known/agent-card.json', '/.well-known/age
 export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2AHandler {
   const report = options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
   const link = options.link ?? DEFAULT_LINK;
-  const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS, link), options.auth ?? {});
+  const dialIn = { link, cardReadMs: options.cardReadMs ?? 10_000 };
+  const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS, dialIn), options.auth ?? {});
   const page = options.console === true ? consoleRoutes() : undefined;
   return async (request) => {
     try {
@@ -90,12 +93,18 @@ export function hubUpgrades(handler: A2AHandler, limits: UpgradeLimits = LISTEN_
   return upgrades(handler, (req) => (req.url ?? '').startsWith('/hub/v1/connect?') && /\bwebsocket\b/i.test(req.headers.upgrade ?? ''), limits);
 }
 
-async function route(hub: Hub, request: UpgradeRequest, principal: string, link: LinkOptions): Promise<HttpResponse> {
+/** How agents dial in: their WebSocket's limits, and how long they have to give their card. */
+interface DialIn {
+  link: LinkOptions;
+  cardReadMs: number;
+}
+
+async function route(hub: Hub, request: UpgradeRequest, principal: string, dialIn: DialIn): Promise<HttpResponse> {
   const agent = AGENT_PATH.exec(request.path);
   if (agent !== null) return hub.call(agentId(agent[1] as string), request, agent[2] ?? '/', principal);
   if (request.path === '/hub/v1/connect') {
     if (request.method !== 'GET') return statusError(405, 'UNIMPLEMENTED', 'use GET', { allow: 'GET' });
-    return connect(hub, request, principal, link);
+    return connect(hub, request, principal, dialIn);
   }
   const post = /^\/hub\/v1\/connect\/([0-9a-f-]{36})$/.exec(request.path);
   if (post !== null) {
@@ -116,37 +125,57 @@ function agentId(segment: string): string {
 }
 
 /**
- * An agent dials in: its id is claimed for its principal, then its card is read through the new
- * connection: a WebSocket when it asked for one, an event stream otherwise.
+ * An agent dials in: a WebSocket when it asked for one, an event stream otherwise. An id owned
+ * by another principal is refused. The id becomes the caller's only once a valid card has been
+ * read through the new connection: until then nothing is routed to it and nothing is claimed,
+ * so a connection that never answers keeps the id from nobody. The owner's own reconnect is
+ * routed at once, as the same agent coming back.
  */
-async function connect(hub: Hub, request: UpgradeRequest, principal: string, options: LinkOptions): Promise<HttpResponse> {
+async function connect(hub: Hub, request: UpgradeRequest, principal: string, dialIn: DialIn): Promise<HttpResponse> {
   const id = request.query.get('agent') ?? '';
-  await hub.registry.claim(id, principal);
+  const owner = await hub.registry.ownerOf(id);
+  if (owner !== undefined && owner !== principal) throw new LiteError('FORBIDDEN', `the agent id "${id}" is registered by another principal`);
+  const routed = owner === principal;
   let answer: HttpResponse;
+  let session: string;
   if (request.upgrade === undefined) {
-    answer = hub.relay.open(id, hub.agentUrl(id), principal);
+    const opened = hub.relay.open(id, hub.agentUrl(id), principal, routed);
+    session = opened.session;
+    answer = opened;
   } else {
-    const link = acceptLink(request, options);
+    const link = acceptLink(request, dialIn.link);
     if (!(link instanceof WebSocketLink)) return link;
-    hub.relay.attach(id, hub.agentUrl(id), principal, link);
+    session = hub.relay.attach(id, hub.agentUrl(id), principal, link, routed);
     answer = TAKEN;
   }
-  void readCard(hub, id, principal);
+  void readCard(hub, { id, principal, session, routed }, dialIn.cardReadMs);
   return answer;
 }
 
-async function readCard(hub: Hub, id: string, principal: string): Promise<void> {
+/**
+ * Reads the card of the agent on `session` and registers it, then routes the agent's requests
+ * there. A new agent whose card does not come, or is refused (another principal registered
+ * the id meanwhile, or it is no card), is dropped, telling it why; a known one is marked down.
+ */
+async function readCard(hub: Hub, dialled: { id: string; principal: string; session: string; routed: boolean }, limitMs: number): Promise<void> {
+  const { id, principal, session, routed } = dialled;
+  const failed = (why: string): void => (routed ? hub.health.failed(id, why) : hub.relay.drop(session, why));
   const request: HttpRequest = { method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' };
-  const response = await hub.relay.forward(id, request, request.path, '').catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), limitMs)));
+  const response = await Promise.race([hub.relay.forwardOn(session, request, request.path, '').catch(() => undefined), late]);
+  clearTimeout(timer);
   if (response === undefined || !('body' in response) || response.status !== 200) {
-    hub.health.failed(id, 'its card could not be read through its connection');
+    failed(response === undefined ? `its card did not come through its connection within ${limitMs / 1000} s` : 'its card could not be read through its connection');
     return;
   }
   try {
-    await hub.registry.registerConnected(id, principal, JSON.parse(response.body));
+    await hub.registry.registerConnected(id, principal, parseJson(response.body, 'its card'));
   } catch (error) {
-    hub.health.failed(id, isLiteError(error) ? error.message : 'its card could not be stored');
+    failed(isLiteError(error) ? error.message : 'its card could not be stored');
+    return;
   }
+  hub.relay.route(session);
 }
 
 function frames(hub: Hub, request: HttpRequest, session: string, principal: string): HttpResponse {

@@ -34,7 +34,7 @@ export interface Candidate {
 }
 
 export class Registry {
-  /** Ids claimed by a connect that has not stored its card yet, and by whom. */
+  /** Ids being saved for their first owner, and for whom. */
   private readonly claims = new Map<string, string>();
   /** The agents as last stored, read on every relayed request without a copy or a parse. */
   private readonly known = new Map<string, HubAgent>();
@@ -48,15 +48,10 @@ export class Registry {
     private readonly via = '',
   ) {}
 
-  /**
-   * Refuses `id` to `principal` when another principal owns it (FORBIDDEN), and claims it
-   * otherwise, so that two first registrations at once cannot both win.
-   */
-  async claim(id: string, principal: string): Promise<void> {
+  /** The principal that owns `id`, or undefined when nobody does; INVALID_PARAMS for an id no agent could have. */
+  async ownerOf(id: string): Promise<string | undefined> {
     if (!AGENT_ID.test(id)) throw new LiteError('INVALID_PARAMS', 'an agent id is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
-    const owner = (await this.store.get(id))?.owner ?? this.claims.get(id);
-    if (owner !== undefined && owner !== principal) throw new LiteError('FORBIDDEN', `the agent id "${id}" is registered by another principal`);
-    this.claims.set(id, principal);
+    return (await this.store.get(id))?.owner;
   }
 
   /** Registers the agent whose card is at `url`, fetched through the SSRF guard. */
@@ -64,16 +59,30 @@ export class Registry {
     const base = parseBase(url);
     const card = await this.fetchCard(base);
     const id = wantedId ?? idFromCard(card);
-    await this.claim(id, principal);
-    return this.save(id, principal, 'url', card, base);
+    return this.claimed(id, principal, () => this.save(id, principal, 'url', card, base));
   }
 
   /** Stores the card a connected agent published (through its connection). */
   async registerConnected(id: string, principal: string, card: unknown): Promise<HubAgent> {
     const problem = cardProblem(card);
     if (problem !== undefined) throw new LiteError('INVALID_CARD', `agent ${id}: ${problem}`);
-    await this.claim(id, principal);
-    return this.save(id, principal, 'connected', card as Record<string, unknown>);
+    return this.claimed(id, principal, () => this.save(id, principal, 'connected', card as Record<string, unknown>));
+  }
+
+  /**
+   * Runs `store` (the save of `id` for `principal`) holding a claim on the id, so that two first
+   * registrations at once cannot both win; FORBIDDEN when another principal owns or is saving
+   * it. The claim lasts as long as the save, never longer.
+   */
+  private async claimed(id: string, principal: string, store: () => Promise<HubAgent>): Promise<HubAgent> {
+    const owner = (await this.ownerOf(id)) ?? this.claims.get(id);
+    if (owner !== undefined && owner !== principal) throw new LiteError('FORBIDDEN', `the agent id "${id}" is registered by another principal`);
+    this.claims.set(id, principal);
+    try {
+      return await store();
+    } finally {
+      if (this.claims.get(id) === principal) this.claims.delete(id);
+    }
   }
 
   /** Removes `id`; FORBIDDEN for anyone but its owner. */
@@ -156,7 +165,6 @@ export class Registry {
     const agent = withNewCard(previous, { id, owner, kind, ...(url === undefined ? {} : { url }), card, version: view.version }, new Date());
     await this.store.put(agent);
     this.known.set(id, agent);
-    this.claims.delete(id);
     if (kind === 'url') this.health.up(id);
     this.events.publish({ type: 'agent.registered', agentId: id, kind, name: view.name, version: view.version });
     return agent;

@@ -8,7 +8,7 @@ const request = (signal?: AbortSignal): HttpRequest => ({ method: 'POST', path: 
 function connected(graceMs = 0): { relay: Relay; session: string; down: () => Promise<Record<string, unknown>[]>; events: string[] } {
   const events: string[] = [];
   const relay = new Relay({ observer: { up: (id) => events.push(`up ${id}`), down: (id, why) => events.push(`down ${id}: ${why}`), latency: () => undefined }, graceMs, heartbeatMs: 60_000 });
-  const opened = relay.open('a', 'http://hub/agents/a', 'p');
+  const opened = relay.open('a', 'http://hub/agents/a', 'p', true);
   const reader = (opened as Extract<HttpResponse, { events: AsyncIterable<string> }>).events[Symbol.asyncIterator]();
   const down = async (): Promise<Record<string, unknown>[]> => {
     const next = await reader.next();

@@ -3,6 +3,7 @@
 // frames (frames.ts). Requests made while an agent is reconnecting wait a short grace period.
 // A lost connection fails the requests not yet answered and ends the relayed streams: the task
 // lives at the agent, and its client resubscribes with Last-Event-ID once the agent is back.
+// A new agent's connection carries only the hub's read of its card until the card is registered.
 
 import { randomUUID } from 'node:crypto';
 import { statusError, SSE_HEADERS, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
@@ -10,6 +11,9 @@ import { Channel } from './channel.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { CLOSE } from './websocket.js';
 import type { WebSocketLink } from './ws-link.js';
+
+/** The close code of a link the hub refuses (RFC 6455 §7.4.1, policy violation). */
+const CLOSE_REFUSED = 1008;
 
 export interface RelayObserver {
   up(agentId: string): void;
@@ -39,7 +43,8 @@ interface Pending {
 interface Transport {
   kind: LinkKind;
   send(frame: DownFrame): void;
-  end(): void;
+  /** Ends the connection; `why`, when the hub refuses the agent, is told where the link can say it. */
+  end(why?: string): void;
 }
 
 /** How a connected agent reaches the hub: a WebSocket, or an event stream with posts back. */
@@ -94,21 +99,22 @@ export class Relay {
   }
 
   /**
-   * Opens an event-stream session for `agentId`, replacing one it already had (a reconnect seen
-   * before the old connection's end). The returned events are the connect response's body; the
-   * agent posts its answers to the session (`accept`).
+   * Opens an event-stream session for `agentId`. The returned events are the connect response's
+   * body; the agent posts its answers to the session (`accept`). A session `routed` at once
+   * replaces the one the agent had (a reconnect seen before the old connection's end); any other
+   * is sent nothing but what `forwardOn` sends until `route` makes it the agent's.
    */
-  open(agentId: string, baseUrl: string, principal: string): HttpResponse & { session: string } {
+  open(agentId: string, baseUrl: string, principal: string, routed: boolean): HttpResponse & { session: string } {
     // Many requests in one turn of the event loop go down in one write.
     const events = new Channel(true);
-    const session = this.start(agentId, baseUrl, principal, { kind: 'event-stream', send: (frame) => events.push(`data: ${JSON.stringify(frame)}\n\n`), end: () => events.end() });
+    const session = this.start(agentId, baseUrl, principal, { kind: 'event-stream', send: (frame) => events.push(`data: ${JSON.stringify(frame)}\n\n`), end: () => events.end() }, routed);
     events.onClose(() => this.closed(session));
     return { status: 200, headers: { ...SSE_HEADERS }, events, session: session.id };
   }
 
-  /** Opens a session for `agentId` over a WebSocket link, which carries its answers too. */
-  attach(agentId: string, baseUrl: string, principal: string, link: WebSocketLink): void {
-    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: () => link.close(CLOSE.goingAway) });
+  /** Opens a session for `agentId` over a WebSocket link, which carries its answers too; routed as `open` says. Its id. */
+  attach(agentId: string, baseUrl: string, principal: string, link: WebSocketLink, routed: boolean): string {
+    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: (why) => link.close(why === undefined ? CLOSE.goingAway : CLOSE_REFUSED, why) }, routed);
     link.onClose(() => this.closed(session));
     link.messages((payload) => {
       if (session.over) return;
@@ -121,18 +127,37 @@ export class Relay {
       }
       this.take(session, frame);
     });
+    return session.id;
   }
 
-  private start(agentId: string, baseUrl: string, principal: string, down: Transport): Session {
-    const previous = this.byAgent.get(agentId);
-    if (previous !== undefined) this.end(previous);
+  private start(agentId: string, baseUrl: string, principal: string, down: Transport, routed: boolean): Session {
     const session: Session = { id: randomUUID(), agentId, principal, down, over: false, pending: new Map(), pings: new Map(), missed: 0 };
     this.sessions.set(session.id, session);
-    this.byAgent.set(agentId, session);
     send(session, { type: 'hello', session: session.id, agentId, baseUrl, heartbeatMs: this.heartbeatMs });
-    this.options.observer.up(agentId);
-    for (const wake of this.arrivals.get(agentId)?.splice(0) ?? []) wake();
+    if (routed) this.makeRouted(session);
     return session;
+  }
+
+  /** Makes session `sessionId` the one its agent's requests go down, replacing the one before; false when it is over. */
+  route(sessionId: string): boolean {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return false;
+    if (this.byAgent.get(session.agentId) !== session) this.makeRouted(session);
+    return true;
+  }
+
+  private makeRouted(session: Session): void {
+    const previous = this.byAgent.get(session.agentId);
+    if (previous !== undefined) this.end(previous);
+    this.byAgent.set(session.agentId, session);
+    this.options.observer.up(session.agentId);
+    for (const wake of this.arrivals.get(session.agentId)?.splice(0) ?? []) wake();
+  }
+
+  /** Ends session `sessionId`, telling its agent `why` where the link can say it (a WebSocket's close reason). */
+  drop(sessionId: string, why: string): void {
+    const session = this.sessions.get(sessionId);
+    if (session !== undefined) this.end(session, why);
   }
 
   /** The agent and the principal of a live session, so that posts to it can be checked against their sender. */
@@ -145,6 +170,17 @@ export class Relay {
   async forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
     const session = this.byAgent.get(agentId) ?? (await this.arrival(agentId));
     if (session === undefined) return statusError(503, 'UNAVAILABLE', `agent ${agentId} is not connected to the hub; try again when it is`, { 'retry-after': '5' });
+    return this.exchange(session, request, path, principal);
+  }
+
+  /** Sends `request` down session `sessionId` alone, routed or not (the hub's read of a new agent's card). */
+  forwardOn(sessionId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return Promise.resolve(statusError(503, 'UNAVAILABLE', 'the connection closed'));
+    return this.exchange(session, request, path, principal);
+  }
+
+  private async exchange(session: Session, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
     // Unique in this hub's run: a session's answers come only from its own agent.
     const rid = (this.rids += 1).toString(36);
     const headers: Record<string, string> = {};
@@ -218,8 +254,8 @@ export class Relay {
   }
 
   /** Ends `session` now: its requests fail at once, whenever its connection is seen to close. */
-  private end(session: Session): void {
-    session.down.end();
+  private end(session: Session, why?: string): void {
+    session.down.end(why);
     this.closed(session);
   }
 

@@ -84,7 +84,7 @@ describe('hostile input to the hub', () => {
     expect(await errorOf(await post(at, '{"frames": [{"type": "head", "rid": "r", "status": 700, "headers": {}}]}'))).toEqual({ status: 400, message: 'frame 0: "status" is an HTTP status from 200 to 599' });
     // An answer to a request never made is dropped; the session stays.
     expect((await post(at, '{"frames": [{"type": "response", "rid": "never", "status": 200, "headers": {}, "body": "x"}]}')).status).toBe(200);
-    expect(hub.relay.isConnected('rogue')).toBe(true);
+    expect(hub.relay.sessionOf(hello.session)).toEqual({ agentId: 'rogue', principal: 'anonymous' });
     await reader.cancel();
   });
 
