@@ -23,6 +23,8 @@ export interface ConnectorOptions {
   agentId: string;
   /** The bearer token the hub knows this agent by. */
   token?: string;
+  /** Offer this agent to the routed sends of every principal of the hub, not only its owner's. */
+  shared?: boolean;
   handler: A2AHandler;
   /** A line for the operator: connected, lost, retrying. */
   log?: (line: string) => void;
@@ -74,7 +76,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
 
   /** One connection to the hub, until it ends: a WebSocket, or an event stream if the hub (or a proxy) does not upgrade. */
   const session = async (): Promise<void> => {
-    const dialled = await dialLink(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}`, auth, LINK, stop.signal);
+    const dialled = await dialLink(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}${options.shared === true ? '&shared=true' : ''}`, auth, LINK, stop.signal);
     const running = new Map<string, AbortController>();
     try {
       if ('link' in dialled) await linkSession(dialled.link, running);

@@ -31,6 +31,7 @@ export function agentView(hub: Hub, agent: HubAgent, principal: string): Record<
     link: agent.kind === 'connected' ? hub.relay.linkOf(agent.id) : undefined,
     health: hub.health.of(agent.id),
     mine: agent.owner === principal,
+    shared: agent.shared === true,
     registeredAt: agent.registeredAt,
     updatedAt: agent.updatedAt,
   };
@@ -60,11 +61,12 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
     if (method === 'GET') return json(200, { agents: (await hub.registry.search(queryOf(request.query))).map((agent) => agentView(hub, agent, principal)) });
     if (method === 'POST') {
       const body = bodyOf(request);
-      if (typeof body.url !== 'string') throw new LiteError('INVALID_PARAMS', 'a registration is {"url": "<the agent\'s base URL or card URL>", "id"?: "<id>"}');
+      if (typeof body.url !== 'string') throw new LiteError('INVALID_PARAMS', 'a registration is {"url": "<the agent\'s base URL or card URL>", "id"?: "<id>", "shared"?: true}');
       if (body.id !== undefined && typeof body.id !== 'string') throw new LiteError('INVALID_PARAMS', '"id" is a string');
+      if (body.shared !== undefined && typeof body.shared !== 'boolean') throw new LiteError('INVALID_PARAMS', '"shared" is true or false');
       let agent: HubAgent;
       try {
-        agent = await hub.registry.registerUrl(body.url, principal, body.id);
+        agent = await hub.registry.registerUrl(body.url, principal, body.id, body.shared);
       } catch (error) {
         // The URL the client gave leads to no card: its mistake to fix, not a failure of the hub.
         if (isLiteError(error, 'PEER_UNREACHABLE', 'PEER_ERROR')) return statusError(422, 'FAILED_PRECONDITION', error.message);
@@ -92,7 +94,7 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
   if (path === '/hub/v1/route' && method === 'GET') {
     const skill = request.query.get('skill');
     if (skill === null || skill === '') throw new LiteError('INVALID_PARAMS', 'name the skill: /hub/v1/route?skill=S');
-    const candidates = await hub.registry.candidates(skill);
+    const candidates = await hub.registry.candidates(skill, principal);
     return json(200, { skill, candidates: candidates.map((c) => ({ agent: agentView(hub, c.agent, principal), score: c.score, why: c.why })) });
   }
   if (path === '/hub/v1/tasks' && method === 'GET') return json(200, { tasks: hub.tasks.list(principal, request.query.get('agent') ?? undefined) });

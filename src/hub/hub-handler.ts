@@ -133,6 +133,8 @@ function agentId(segment: string): string {
  */
 async function connect(hub: Hub, request: UpgradeRequest, principal: string, dialIn: DialIn): Promise<HttpResponse> {
   const id = request.query.get('agent') ?? '';
+  const shared = request.query.get('shared') ?? 'false';
+  if (shared !== 'true' && shared !== 'false') throw new LiteError('INVALID_PARAMS', '"shared" is true or false');
   const owner = await hub.registry.ownerOf(id);
   if (owner !== undefined && owner !== principal) throw new LiteError('FORBIDDEN', `the agent id "${id}" is registered by another principal`);
   const routed = owner === principal;
@@ -148,7 +150,7 @@ async function connect(hub: Hub, request: UpgradeRequest, principal: string, dia
     session = hub.relay.attach(id, hub.agentUrl(id), principal, link, routed);
     answer = TAKEN;
   }
-  void readCard(hub, { id, principal, session, routed }, dialIn.cardReadMs);
+  void readCard(hub, { id, principal, session, routed, shared: shared === 'true' }, dialIn.cardReadMs);
   return answer;
 }
 
@@ -157,8 +159,8 @@ async function connect(hub: Hub, request: UpgradeRequest, principal: string, dia
  * there. A new agent whose card does not come, or is refused (another principal registered
  * the id meanwhile, or it is no card), is dropped, telling it why; a known one is marked down.
  */
-async function readCard(hub: Hub, dialled: { id: string; principal: string; session: string; routed: boolean }, limitMs: number): Promise<void> {
-  const { id, principal, session, routed } = dialled;
+async function readCard(hub: Hub, dialled: { id: string; principal: string; session: string; routed: boolean; shared: boolean }, limitMs: number): Promise<void> {
+  const { id, principal, session, routed, shared } = dialled;
   const failed = (why: string): void => (routed ? hub.health.failed(id, why) : hub.relay.drop(session, why));
   const request: HttpRequest = { method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' };
   let timer: NodeJS.Timeout | undefined;
@@ -170,7 +172,7 @@ async function readCard(hub: Hub, dialled: { id: string; principal: string; sess
     return;
   }
   try {
-    await hub.registry.registerConnected(id, principal, parseJson(response.body, 'its card'));
+    await hub.registry.registerConnected(id, principal, parseJson(response.body, 'its card'), shared);
   } catch (error) {
     failed(isLiteError(error) ? error.message : 'its card could not be stored');
     return;

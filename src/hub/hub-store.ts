@@ -11,6 +11,11 @@ export interface HubAgent {
   owner: string;
   /** `url`: the hub fetches its card and forwards to it; `connected`: it dials in to the hub. */
   kind: 'url' | 'connected';
+  /**
+   * Offered by its owner to every principal's routed sends; otherwise the hub routes to it only
+   * for its owner (anyone may still call it by its id).
+   */
+  shared?: boolean;
   /** For `url` agents, the base URL of the agent (where its card was found). */
   url?: string;
   /** The A2A card exactly as the agent published it (its own addresses, not the hub's). */

@@ -34,6 +34,8 @@ export interface Candidate {
 }
 
 export class Registry {
+  /** Calls of `candidates` so far: where each starts a run of equally good agents. */
+  private turns = 0;
   /** Ids being saved for their first owner, and for whom. */
   private readonly claims = new Map<string, string>();
   /** The agents as last stored, read on every relayed request without a copy or a parse. */
@@ -54,19 +56,19 @@ export class Registry {
     return (await this.store.get(id))?.owner;
   }
 
-  /** Registers the agent whose card is at `url`, fetched through the SSRF guard. */
-  async registerUrl(url: string, principal: string, wantedId?: string): Promise<HubAgent> {
+  /** Registers the agent whose card is at `url`, fetched through the SSRF guard; `shared` offers it to everyone's routed sends. */
+  async registerUrl(url: string, principal: string, wantedId?: string, shared = false): Promise<HubAgent> {
     const base = parseBase(url);
     const card = await this.fetchCard(base);
     const id = wantedId ?? idFromCard(card);
-    return this.claimed(id, principal, () => this.save(id, principal, 'url', card, base));
+    return this.claimed(id, principal, () => this.save({ id, owner: principal, kind: 'url', card, url: base, shared }));
   }
 
-  /** Stores the card a connected agent published (through its connection). */
-  async registerConnected(id: string, principal: string, card: unknown): Promise<HubAgent> {
+  /** Stores the card a connected agent published (through its connection); `shared` as for `registerUrl`. */
+  async registerConnected(id: string, principal: string, card: unknown, shared = false): Promise<HubAgent> {
     const problem = cardProblem(card);
     if (problem !== undefined) throw new LiteError('INVALID_CARD', `agent ${id}: ${problem}`);
-    return this.claimed(id, principal, () => this.save(id, principal, 'connected', card as Record<string, unknown>));
+    return this.claimed(id, principal, () => this.save({ id, owner: principal, kind: 'connected', card: card as Record<string, unknown>, shared }));
   }
 
   /**
@@ -126,22 +128,30 @@ export class Registry {
   }
 
   /**
-   * The healthy agents offering `skill`, best first: an exact skill id before a tag or name,
-   * then fewer active tasks, then lower recent latency, then the id. Each says why.
+   * The healthy agents offering `skill` that `principal` may be routed to (its own, and those
+   * their owners share), best first: an exact skill id before a tag or name, the caller's own
+   * before shared ones, then fewer active tasks, then lower recent latency in steps of 100 ms
+   * (unmeasured counts as the fastest, so a new agent gets its turn). Agents equal in all of
+   * these take turns: each call starts the run of equals one further on. Each says why.
    */
-  async candidates(skill: string): Promise<Candidate[]> {
+  async candidates(skill: string, principal: string): Promise<Candidate[]> {
     const wanted = skill.toLowerCase();
-    const ranked = (await this.search({ skill, healthy: true })).map((agent) => {
-      const view = viewOf(agent.card);
-      const exact = view.skills.some((s) => s.id.toLowerCase() === wanted);
-      const health = this.health.of(agent.id);
-      const latency = health.latencyMs ?? 1000;
-      // Active tasks weigh most: a second of latency is worth one task in flight.
-      const score = (exact ? 0 : 1_000_000) + health.activeTasks * 1000 + Math.min(latency, 999);
-      const why = `${exact ? `skill "${skill}"` : `a skill tagged or named "${skill}"`}, ${health.activeTasks} active task${health.activeTasks === 1 ? '' : 's'}, latency ${health.latencyMs === undefined ? 'not measured' : `${health.latencyMs} ms`}`;
-      return { agent, score, why };
-    });
-    return ranked.sort((a, b) => a.score - b.score || a.agent.id.localeCompare(b.agent.id));
+    const turn = (this.turns += 1);
+    const ranked = (await this.search({ skill, healthy: true }))
+      .filter((agent) => agent.owner === principal || agent.shared === true)
+      .map((agent) => {
+        const view = viewOf(agent.card);
+        const exact = view.skills.some((s) => s.id.toLowerCase() === wanted);
+        const own = agent.owner === principal;
+        const health = this.health.of(agent.id);
+        const step = Math.min(9, Math.floor((health.latencyMs ?? 0) / 100));
+        // A second of latency weighs as one task in flight; the caller's own agent before any shared one.
+        const score = (exact ? 0 : 2_000_000_000) + (own ? 0 : 1_000_000_000) + Math.min(health.activeTasks, 99_999_999) * 10 + step;
+        const why = `${exact ? `skill "${skill}"` : `a skill tagged or named "${skill}"`}, ${own ? 'yours' : 'shared by its owner'}, ${health.activeTasks} active task${health.activeTasks === 1 ? '' : 's'}, latency ${health.latencyMs === undefined ? 'not measured' : `${health.latencyMs} ms`}`;
+        return { agent, score, why };
+      })
+      .sort((a, b) => a.score - b.score);
+    return takingTurns(ranked, turn);
   }
 
   /** Fetches each URL agent's card again: up when it answers (its new card saved), down after three misses. */
@@ -152,17 +162,18 @@ export class Registry {
       try {
         const card = await this.fetchCard(agent.url);
         this.health.up(agent.id, performance.now() - started);
-        if (JSON.stringify(card) !== JSON.stringify(agent.card)) await this.save(agent.id, agent.owner, 'url', card, agent.url);
+        if (JSON.stringify(card) !== JSON.stringify(agent.card)) await this.save({ ...agent, card });
       } catch (error) {
         this.health.failed(agent.id, isLiteError(error) ? error.message : 'its card could not be fetched', 3);
       }
     }
   }
 
-  private async save(id: string, owner: string, kind: HubAgent['kind'], card: Record<string, unknown>, url?: string): Promise<HubAgent> {
+  private async save(next: Pick<HubAgent, 'id' | 'owner' | 'kind' | 'card' | 'url' | 'shared'>): Promise<HubAgent> {
+    const { id, owner, kind, card, url, shared } = next;
     const view = viewOf(card);
     const previous = await this.store.get(id);
-    const agent = withNewCard(previous, { id, owner, kind, ...(url === undefined ? {} : { url }), card, version: view.version }, new Date());
+    const agent = withNewCard(previous, { id, owner, kind, ...(url === undefined ? {} : { url }), ...(shared === true ? { shared } : {}), card, version: view.version }, new Date());
     await this.store.put(agent);
     this.known.set(id, agent);
     if (kind === 'url') this.health.up(id);
@@ -200,6 +211,20 @@ export class Registry {
     if (problem !== undefined) throw new LiteError('INVALID_CARD', `${url}: ${problem}`);
     return card as Record<string, unknown>;
   }
+}
+
+/** `ranked` (sorted by score) with each run of equal scores rotated by `turn`: equals take turns at the front. */
+function takingTurns(ranked: Candidate[], turn: number): Candidate[] {
+  const out: Candidate[] = [];
+  for (let start = 0; start < ranked.length; ) {
+    let end = start + 1;
+    while (end < ranked.length && (ranked[end] as Candidate).score === (ranked[start] as Candidate).score) end += 1;
+    const run = ranked.slice(start, end);
+    const shift = turn % run.length;
+    out.push(...run.slice(shift), ...run.slice(0, shift));
+    start = end;
+  }
+  return out;
 }
 
 function offers(view: CardView, skill: string): boolean {

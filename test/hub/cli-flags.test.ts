@@ -20,7 +20,8 @@ describe('hub and serve --hub flags', () => {
 
   it.each([
     [['--port', 'none'], 'serve: --port none needs --hub URL, or no client could reach this agent'],
-    [['--hub-id', 'x'], 'serve: --hub-token-env and --hub-id need --hub URL'],
+    [['--hub-id', 'x'], 'serve: --hub-token-env, --hub-id and --hub-shared need --hub URL'],
+    [['--hub-shared'], 'serve: --hub-token-env, --hub-id and --hub-shared need --hub URL'],
     [['--hub', 'hub.example:7400'], 'serve: --hub is an http or https URL'],
     [['--hub', 'http://127.0.0.1:1', '--hub-id', 'no/slash'], 'serve: the hub id "no/slash" is not 1 to 64 letters, digits, ".", "_" or "-"; give --hub-id'],
     [['--hub', 'http://127.0.0.1:1', '--hub-token-env', 'HUB_UNSET_TOKEN'], 'serve: the environment variable HUB_UNSET_TOKEN (--hub-token-env) is empty or not set'],

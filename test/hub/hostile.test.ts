@@ -37,7 +37,8 @@ describe('hostile input to the hub', () => {
   it.each([
     ['/hub/v1/agents', '{"url": ', 400, 'the request body is not valid JSON'],
     ['/hub/v1/agents', '[1]', 400, 'the request body is a JSON object'],
-    ['/hub/v1/agents', '{"id": "x"}', 400, 'a registration is {"url": "<the agent\'s base URL or card URL>", "id"?: "<id>"}'],
+    ['/hub/v1/agents', '{"id": "x"}', 400, 'a registration is {"url": "<the agent\'s base URL or card URL>", "id"?: "<id>", "shared"?: true}'],
+    ['/hub/v1/agents', '{"url": "http://127.0.0.1:1", "shared": "yes"}', 400, '"shared" is true or false'],
     ['/hub/v1/agents', '{"url": "ftp://x"}', 400, '"url" is an http or https URL'],
     ['/hub/v1/agents', '{"url": "not a url"}', 400, '"url" is not an absolute URL'],
     ['/hub/v1/agents', '{"url": "http://127.0.0.1:1", "id": 5}', 400, '"id" is a string'],

@@ -28,11 +28,11 @@ async function serveAgent(card: LiteCard): Promise<string> {
   return url;
 }
 
-async function startHub(): Promise<string> {
+async function startHub(auth?: Parameters<typeof createHubHandler>[1]): Promise<string> {
   let url = '';
   const hub = new Hub({ store: new MemoryHubStore(), baseUrl: () => url, allowPrivate: true, checkMs: 0 });
   hubs.push(hub);
-  const server = await listen(createHubHandler(hub), { port: 0 });
+  const server = await listen(createHubHandler(hub, auth), { port: 0 });
   servers.push(server);
   url = server.url;
   return url;
@@ -95,5 +95,23 @@ describe('the hub registry API', () => {
     expect(await json(`${hub}/hub/v1/agents/mexico`, { method: 'DELETE' })).toEqual({ removed: 'mexico' });
     expect((await fetch(`${hub}/hub/v1/agents/mexico`)).status).toBe(404);
     expect((await fetch(`${hub}/agents/mexico/.well-known/agent-card.json`)).status).toBe(404);
+  });
+
+  it('routes to an agent registered by URL for its owner only, unless registered as shared', async () => {
+    const hub = await startHub({ auth: { bearerTokens: [{ principal: 'alice', secret: 'alice-secret-1' }, { principal: 'bob', secret: 'bob-secret-2' }] } });
+    const as = (who: string): Record<string, string> => ({ authorization: `Bearer ${who}-secret-${who === 'alice' ? 1 : 2}`, 'content-type': 'application/json' });
+    const route = async (who: string): Promise<string[]> => ((await json(`${hub}/hub/v1/route?skill=email`, { headers: as(who) })).candidates as { agent: { id: string } }[]).map((c) => c.agent.id);
+    const url = await serveAgent(mexicoCard());
+    expect((await fetch(`${hub}/hub/v1/agents`, { method: 'POST', headers: as('bob'), body: JSON.stringify({ url }) })).status).toBe(201);
+    expect(await route('bob')).toEqual(['mexico']);
+    expect(await route('alice')).toEqual([]);
+    // Registered again by its owner as shared: now routed for everyone, and shown so.
+    const again = await json(`${hub}/hub/v1/agents`, { method: 'POST', headers: as('bob'), body: JSON.stringify({ url, shared: true }) });
+    expect(again.agent).toMatchObject({ id: 'mexico', shared: true, mine: true });
+    expect(await route('alice')).toEqual(['mexico']);
+    expect((await json(`${hub}/hub/v1/agents/mexico`, { headers: as('alice') })).agent).toMatchObject({ shared: true, mine: false });
+    // And back: registered without it, it is Bob's alone again.
+    await fetch(`${hub}/hub/v1/agents`, { method: 'POST', headers: as('bob'), body: JSON.stringify({ url }) });
+    expect(await route('alice')).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ export const HUB_OPTIONS = {
   hub: { type: 'string' },
   'hub-token-env': { type: 'string' },
   'hub-id': { type: 'string' },
+  'hub-shared': { type: 'boolean' },
 } as const;
 
 export const HUB_HELP = `  --hub URL               also take requests through the a2a-lite hub at URL: this agent dials
@@ -19,6 +20,10 @@ export const HUB_HELP = `  --hub URL               also take requests through th
                           URL/agents/<id>, which its card then names (unless --base-url)
   --hub-token-env NAME    the token to present to the hub: the value of the variable NAME
   --hub-id ID             the id to register at the hub (default: the card's agent id)
+  --hub-shared            let the hub route every principal's sends for this agent's skills
+                          here (send --hub --skill); without it, only sends made with this
+                          agent's own hub token are routed to it (anyone may still call it
+                          by its id)
                           With --hub, serve listens on no port of its own: the hub is the way
                           in. --port N (and --host H) opens one too; answer there is with the
                           auth flags alone, not the hub's tokens`;
@@ -27,6 +32,7 @@ export interface HubFlags {
   url: string;
   id: string;
   token?: string;
+  shared?: boolean;
 }
 
 /**
@@ -43,9 +49,9 @@ export function listenPort(values: { hub?: string; port?: string; host?: string 
 }
 
 /** The hub settings the flags give, checked; undefined without --hub. */
-export function hubFlags(values: { hub?: string; 'hub-token-env'?: string; 'hub-id'?: string; port?: string }, cardId: string, context: Context): HubFlags | undefined {
+export function hubFlags(values: { hub?: string; 'hub-token-env'?: string; 'hub-id'?: string; 'hub-shared'?: boolean; port?: string }, cardId: string, context: Context): HubFlags | undefined {
   if (values.hub === undefined) {
-    if (values['hub-token-env'] !== undefined || values['hub-id'] !== undefined) throw new LiteError('USAGE', 'serve: --hub-token-env and --hub-id need --hub URL');
+    if (values['hub-token-env'] !== undefined || values['hub-id'] !== undefined || values['hub-shared'] !== undefined) throw new LiteError('USAGE', 'serve: --hub-token-env, --hub-id and --hub-shared need --hub URL');
     if (values.port === 'none') throw new LiteError('USAGE', 'serve: --port none needs --hub URL, or no client could reach this agent');
     return undefined;
   }
@@ -60,6 +66,7 @@ export function hubFlags(values: { hub?: string; 'hub-token-env'?: string; 'hub-
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(id)) throw new LiteError('USAGE', `serve: the hub id "${id.slice(0, 64)}" is not 1 to 64 letters, digits, ".", "_" or "-"; give --hub-id`);
   const flags: HubFlags = { url: url.href.replace(/\/+$/, ''), id };
   if (values['hub-token-env'] !== undefined) flags.token = tokenFrom('serve', '--hub-token-env', values['hub-token-env'], context);
+  if (values['hub-shared'] === true) flags.shared = true;
   return flags;
 }
 
@@ -75,6 +82,7 @@ export async function startHubConnection(flags: HubFlags, handler: A2AHandler, c
     hubUrl: flags.url,
     agentId: flags.id,
     ...(flags.token === undefined ? {} : { token: flags.token }),
+    ...(flags.shared === true ? { shared: true } : {}),
     handler,
     onBaseUrl,
     onRefused: refuse,
