@@ -207,8 +207,9 @@ describe('link-local and cloud metadata addresses, refused even with private net
     ['::192.0.0.192', 'IPv4-compatible cloud metadata'],
     ['64:ff9b::a9fe:a9fe', 'NAT64 link-local'],
     ['64:ff9b::100.100.100.200', 'NAT64 cloud metadata'],
-    ['64:ff9b:1:a9fe:a9:fe00::', 'local NAT64 cloud metadata'],
-    ['64:ff9b:1::a9fe:a9fe', 'local NAT64 cloud metadata'],
+    ['64:ff9b:1:a9fe:a9:fe00::', 'NAT64 cloud metadata'],
+    ['64:ff9b:1::a9fe:a9fe', 'NAT64 cloud metadata'],
+    ['64:ff9b:a9fe:107::', 'NAT64 cloud metadata'],
     ['2002:a9fe:a9fe::1', '6to4 link-local'],
     ['2002:6464:64c8::', '6to4 cloud metadata'],
     ['2001:0:4136:e378:8000:63bf:5601:5601', 'Teredo'],
@@ -331,16 +332,17 @@ function embed(v4: string, form: string, noise: Uint8Array): Uint8Array {
     case 'isatap':
       return put([12, 13, 14, 15], [...noise.subarray(0, 8), (noise[8] as number) & 0x02, 0, 0x5e, 0xfe]);
     default: {
-      // 'local-48' … 'local-96': the local-use NAT64 prefix; 'nsp-32' … 'nsp-96': any prefix of that length.
+      // 'local-48' … 'local-96': the local-use NAT64 prefix; 'wkp-32' … 'wkp-64': the well-known
+      // one at a length it should not have; 'nsp-32' … 'nsp-96': any prefix of that length.
       const [kind, length] = form.split('-') as [string, string];
       const places = { 32: [4, 5, 6, 7], 40: [5, 6, 7, 9], 48: [6, 7, 9, 10], 56: [7, 9, 10, 11], 64: [9, 10, 11, 12], 96: [12, 13, 14, 15] }[Number(length) as 32] as number[];
       bytes[8] = 0;
-      return put(places, kind === 'local' ? [0, 0x64, 0xff, 0x9b, 0, 1] : []);
+      return put(places, kind === 'local' ? [0, 0x64, 0xff, 0x9b, 0, 1] : kind === 'wkp' ? [0, 0x64, 0xff, 0x9b] : []);
     }
   }
 }
 
-const V6_FORMS = ['mapped', 'translated', 'compatible', 'nat64', '6to4', 'teredo', 'isatap', 'local-48', 'local-56', 'local-64', 'local-96', 'nsp-32', 'nsp-40', 'nsp-48', 'nsp-56', 'nsp-64', 'nsp-96'];
+const V6_FORMS = ['mapped', 'translated', 'compatible', 'nat64', '6to4', 'teredo', 'isatap', 'local-48', 'local-56', 'local-64', 'local-96', 'wkp-32', 'wkp-40', 'wkp-48', 'wkp-56', 'wkp-64', 'nsp-32', 'nsp-40', 'nsp-48', 'nsp-56', 'nsp-64', 'nsp-96'];
 
 /** A URL (and, for IPv6, the literal) that reaches a metadata address by some spelling or embedding. */
 function metadataSpelling(): fc.Arbitrary<{ url: string; literal?: string }> {
@@ -349,7 +351,7 @@ function metadataSpelling(): fc.Arbitrary<{ url: string; literal?: string }> {
     .tuple(fc.constantFrom(...METADATA_V4), fc.constantFrom(1, 2, 3, 4), fc.array(fc.constantFrom(8, 10, 16), { minLength: 1, maxLength: 4 }), fc.boolean())
     .map(([v4, parts, bases, dot]) => ({ url: `http://${spellV4(v4, parts as 1 | 2 | 3 | 4, bases, dot)}/latest/meta-data/` }));
   const embedded = fc.tuple(fc.constantFrom(...METADATA_V4.filter((v4) => !v4.endsWith('.7.9'))), fc.constantFrom(...V6_FORMS), fc.uint8Array({ minLength: 16, maxLength: 16 }), style).map(([v4, form, noise, how]) => spellV6(embed(v4, form, noise), how));
-  const linkLocal = fc.tuple(fc.constantFrom('mapped', 'translated', 'compatible', 'nat64', '6to4', 'teredo', 'isatap', 'local-48', 'local-64', 'local-96'), fc.uint8Array({ minLength: 16, maxLength: 16 }), style).map(([form, noise, how]) => spellV6(embed('169.254.7.9', form, noise), how));
+  const linkLocal = fc.tuple(fc.constantFrom('mapped', 'translated', 'compatible', 'nat64', '6to4', 'teredo', 'isatap', 'local-48', 'local-56', 'local-64', 'local-96', 'wkp-32', 'wkp-40', 'wkp-48', 'wkp-56', 'wkp-64'), fc.uint8Array({ minLength: 16, maxLength: 16 }), style).map(([form, noise, how]) => spellV6(embed('169.254.7.9', form, noise), how));
   const v6 = fc.tuple(fc.constantFrom(...METADATA_V6), style).map(([address, how]) => spellV6(ipBytes(address) as Uint8Array, how));
   const literal = fc.oneof(embedded, linkLocal, v6).map((address) => ({ url: `http://[${address}]:80/`, literal: address }));
   return fc.oneof(v4Url, literal);

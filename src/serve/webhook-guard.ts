@@ -147,14 +147,15 @@ export function refusalOf(address: string, allowPrivateNetworks = false): string
 
 /**
  * "… cloud metadata" when the IPv6 `bytes` may carry a metadata service's IPv4 address
- * somewhere a translator or tunnel would take it from. The local-use NAT64 prefix (RFC 8215)
- * and ISATAP are checked for all of link-local; any other prefix for the services' exact
- * addresses only, which no ordinary address holds by chance (one in 2^32 per place).
+ * somewhere a translator or tunnel would take it from. NAT64's own 64:ff9b::/32 (the well-known
+ * and the local-use prefixes, at any prefix length) and ISATAP are checked for all of
+ * link-local; any other prefix for the services' exact addresses only, which no ordinary
+ * address holds by chance (one in 2^32 per place).
  */
 function embeddedMetadata(bytes: Uint8Array): string | undefined {
   const at = (places: readonly number[]): string => places.map((i) => bytes[i]).join('.');
-  if (inRange(bytes, '64:ff9b:1::/48')) {
-    for (const places of RFC6052_PLACES.slice(2)) if (isMetadata(at(places), true)) return 'local NAT64 cloud metadata';
+  if (inRange(bytes, '64:ff9b::/32')) {
+    for (const places of RFC6052_PLACES) if (isMetadata(at(places), true)) return 'NAT64 cloud metadata';
   }
   const isatap = bytes[9] === 0 && bytes[10] === 0x5e && bytes[11] === 0xfe && ((bytes[8] as number) & ~0x02) === 0;
   if (isatap && isMetadata(at([12, 13, 14, 15]), true)) return 'ISATAP cloud metadata';
