@@ -41,10 +41,10 @@ describe('the node:http adapter', () => {
     expect(((await response.json()) as { error: { status: string } }).error.status).toBe('RESOURCE_EXHAUSTED');
   });
 
-  it('reads a path that starts with two slashes as a path, not as a host', async () => {
-    // Resolved against a base URL, `//` names a host and `//` alone none: that answered 500.
+  it('reads a path that starts with two slashes as a path, not as a host, and a target that is no URL as no route', async () => {
+    // Resolved against a base URL, `//` names a host and `//` alone none: those answered 500.
     const answers: string[] = [];
-    for (const target of ['//', '//jsonrpc', '//x/../.well-known/agent-card.json']) {
+    for (const target of ['//', '//jsonrpc', '//x/../.well-known/agent-card.json', 'http://[/jsonrpc']) {
       const text = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
         let got = '';
@@ -55,7 +55,7 @@ describe('the node:http adapter', () => {
       });
       answers.push(`${target} ${text.slice(9, 12)}`);
     }
-    expect(answers).toEqual(['// 404', '//jsonrpc 404', '//x/../.well-known/agent-card.json 404']);
+    expect(answers).toEqual(['// 404', '//jsonrpc 404', '//x/../.well-known/agent-card.json 404', 'http://[/jsonrpc 404']);
   });
 
   it('sends each stream event when it happens, not when the task ends', async () => {

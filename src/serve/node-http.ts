@@ -148,15 +148,18 @@ const PLAIN_URL = /^\/(?:[\w.~:@-]+(?:\/[\w.~:@-]*)*)?(?:\?[\w.~%+=&-]+)?$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 
 /**
- * The path and query of a request target; a path is appended to a base, not resolved (`//x`
- * would name a host). Plain targets like `/jsonrpc`, which parsing leaves unchanged, skip it.
+ * The path and query of a request target: a path is appended to a base, not resolved (`//x`
+ * would name a host); a target that is no URL (`http://[/`) is a path no route has. Plain
+ * targets like `/jsonrpc`, which parsing leaves unchanged, skip it.
  */
 function splitUrl(target: string): { path: string; search: string } {
   if (PLAIN_URL.test(target) && !DOT_SEGMENT.test(target)) {
     const mark = target.indexOf('?');
     return mark === -1 ? { path: target, search: '' } : { path: target.slice(0, mark), search: target.slice(mark) };
   }
-  const url = target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
+  const text = target.startsWith('/') ? `http://localhost${target}` : target;
+  if (!URL.canParse(text, 'http://localhost')) return { path: target, search: '' };
+  const url = new URL(text, 'http://localhost');
   return { path: url.pathname, search: url.search };
 }
 
@@ -254,10 +257,7 @@ function tooLarge(res: ServerResponse, max: number): void {
   writeStatusError(res, 413, tooLargeBody(max), { connection: 'close' });
 }
 
-/**
- * The answer to a body over the limit, read before any handler runs: a google.rpc.Status as REST
- * errors are, in their media type (`STATUS_ERROR_HEADERS`).
- */
+/** The answer to a body over the limit, before any handler runs: a google.rpc.Status, as REST errors are. */
 export function tooLargeBody(max: number): { error: { code: number; status: string; message: string } } {
   const row = ERROR_TABLE.INPUT_TOO_LARGE;
   return { error: { code: row.http, status: row.status, message: `the request body is over ${max} bytes` } };
