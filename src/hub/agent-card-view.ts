@@ -2,6 +2,8 @@
 // the name, version, skills and tags for search, and the card's addresses rewritten so that a
 // client that fetched it from the hub keeps calling through the hub.
 
+import { jsonDepth } from '../json-depth.js';
+
 export interface CardSkill {
   id: string;
   name: string;
@@ -31,9 +33,16 @@ export function viewOf(card: Record<string, unknown>): CardView {
   };
 }
 
-/** A card as the hub accepts it: an object with a name and a skills list. */
+/**
+ * The deepest card the hub stores: as deep as the card validator allows. Deeper, copying or
+ * writing it out (structuredClone, JSON.stringify) could run out of stack.
+ */
+const MAX_CARD_DEPTH = 32;
+
+/** A card as the hub accepts it: an object with a name and a skills list, nested at most 32 levels. */
 export function cardProblem(card: unknown): string | undefined {
   if (typeof card !== 'object' || card === null || Array.isArray(card)) return 'the agent card is not a JSON object';
+  if (jsonDepth(card, MAX_CARD_DEPTH) > MAX_CARD_DEPTH) return `the agent card nests deeper than ${MAX_CARD_DEPTH} levels`;
   const record = card as Record<string, unknown>;
   if (typeof record.name !== 'string' || record.name === '') return 'the agent card has no "name"';
   if (!Array.isArray(record.skills)) return 'the agent card has no "skills" list';

@@ -32,6 +32,8 @@ const IDS = ['linked', 'by-url', 'nobody', 'fresh-one'];
 interface World {
   handler: A2AHandler;
   agentUrl: string;
+  /** A server whose "cards" are nested too deep (under /deep) or are not JSON. */
+  oddUrl: string;
   failures: string[];
   /** A task the fuzzer made at each agent, by the agent's id. */
   tasks: Map<string, string>;
@@ -47,6 +49,8 @@ async function startWorld(): Promise<World> {
   let agentBase = '';
   const direct: Listening = await listen(createA2AHandler({ agent, baseUrl: () => agentBase }), { port: 0 });
   agentBase = direct.url;
+  // Cards an agent could answer with that are no cards: nested thousands deep, or not JSON.
+  const odd: Listening = await listen(async (request) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: request.path.startsWith('/deep') ? `{"name":"x","skills":[${'['.repeat(50_000)}${']'.repeat(50_000)}]}` : 'not json' }), { port: 0 });
   let url = '';
   const hub = new Hub({ store: new MemoryHubStore(), baseUrl: () => url, allowPrivate: true, checkMs: 0, graceMs: 0 });
   const handler = createHubHandler(hub, {
@@ -73,12 +77,14 @@ async function startWorld(): Promise<World> {
   return {
     handler,
     agentUrl: direct.url,
+    oddUrl: odd.url,
     tasks,
     failures,
     close: async () => {
       for (const thing of open) thing.close();
       await server.close();
       await direct.close();
+      await odd.close();
     },
   };
 }
@@ -100,7 +106,7 @@ const oddSegment = fc.oneof(escape, piece, fc.constantFrom('..', '.', '', '//'))
 
 const message = fc.record({ messageId: fc.constantFrom('m1', 'm2'), role: fc.constantFrom('ROLE_USER', 'user'), parts: fc.constant([{ text: 'echo fuzz' }]), taskId: fc.option(task, { nil: undefined }), metadata: fc.option(fc.constant({ note: 'x' }), { nil: undefined }) });
 const registration = fc.record({
-  url: mostly(fc.constantFrom('AGENT', 'AGENT/.well-known/agent-card.json', 'http://127.0.0.1:1/', 'AGENT/missing.json'), fc.constantFrom('ftp://x', 'not a url', '', 'http://[::1]:1/', 'http://0.0.0.0:1/', 'http://169.254.169.254/')),
+  url: mostly(fc.constantFrom('AGENT', 'AGENT/.well-known/agent-card.json', 'http://127.0.0.1:1/', 'AGENT/missing.json', 'ODD/deep', 'ODD/plain'), fc.constantFrom('ftp://x', 'not a url', '', 'http://[::1]:1/', 'http://0.0.0.0:1/', 'http://169.254.169.254/')),
   id: fc.option(id, { nil: undefined }),
   shared: fc.option(fc.boolean(), { nil: undefined }),
 });
@@ -189,7 +195,7 @@ const generated: fc.Arbitrary<Generated> = route.chain(([method, path, query, do
 async function send(input: Generated): Promise<void> {
   const agent = /^\/agents\/([^/]+)/.exec(input.path)?.[1];
   const taskId = world.tasks.get(agent ?? '') ?? 'no-task';
-  const text = input.body.replaceAll('AGENT', world.agentUrl).replaceAll('TASK', taskId);
+  const text = input.body.replaceAll('AGENT', world.agentUrl).replaceAll('ODD', world.oddUrl).replaceAll('TASK', taskId);
   const answer: HttpResponse = await world.handler(request(input.method, input.path.replaceAll('TASK', taskId), input.search, input.headers, text));
   // A stream is closed at once: its status is what is checked.
   if ('events' in answer) await answer.events[Symbol.asyncIterator]().return?.();

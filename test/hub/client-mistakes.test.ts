@@ -1,7 +1,10 @@
 // A client's mistakes, sent over real HTTP to `a2a-lite hub` as a child process: a card URL that
-// leads nowhere, a malformed percent-escape in a path or a query, a body nested too deep or not
+// leads nowhere or to a card nested too deep, a malformed percent-escape in a path or a query, a body nested too deep or not
 // JSON. Each is answered with a 4xx naming what was wrong, and the hub writes nothing to its
 // error output: they are not failures of the hub.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { agentHome, BEHAVE, freePort, start, startAgent, startHub, until } from './hub-processes.js';
 
@@ -40,6 +43,13 @@ describe('client mistakes at the hub', () => {
       status: 422,
       message: `the agent card could not be fetched from ${direct.info.url as string}/nothing-here.json: it answered HTTP 404`,
     });
+    // A card nested past what the hub stores: refused as no card, not copied until the stack runs out.
+    const deepCard = createServer((_req, res) => res.end(`{"name":"x","skills":[{"id":"s","tags":${nested(100_000)}}]}`));
+    deepCard.listen(0, '127.0.0.1');
+    await once(deepCard, 'listening');
+    const deepUrl = `http://127.0.0.1:${(deepCard.address() as AddressInfo).port}`;
+    expect(await answer(await register(deepUrl))).toEqual({ status: 400, message: `${deepUrl}/.well-known/agent-card.json: the agent card nests deeper than 32 levels` });
+    deepCard.close();
     const unnamed = await answer(await register('http://no-such-host.invalid/'));
     expect(unnamed.status).toBe(422);
     expect(unnamed.message).toMatch(/^the agent card could not be fetched from http:\/\/no-such-host\.invalid\/\.well-known\/agent-card\.json: the host "no-such-host\.invalid" does not resolve/);
