@@ -5,7 +5,7 @@
 // A task the hub has no owner for was not made through it: no caller reaches it through the hub.
 // An answer naming another caller's task (a key or message id two callers both used) is refused.
 
-import type { HttpResponse } from '../a2a/server/http.js';
+import { statusError, type HttpResponse } from '../a2a/server/http.js';
 import { LiteError } from '../errors.js';
 import type { HubStore } from './hub-store.js';
 import { SseParser } from '../client/sse.js';
@@ -75,7 +75,7 @@ export class TaskOwners {
       return response; // Not JSON: it names no task.
     }
     if (await mine(value)) return response;
-    return { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 502, status: 'UNAVAILABLE', message: 'the agent answered with a task of another caller' } }) };
+    return statusError(502, 'UNAVAILABLE', 'the agent answered with a task of another caller');
   }
 }
 

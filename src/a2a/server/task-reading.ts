@@ -39,12 +39,8 @@ const STAND_IN = {
 };
 
 /** Push methods check their task first: a service is given so that they get that far. */
-const STAND_IN_PUSH: PushConfigService = {
-  save: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
-  get: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
-  list: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
-  delete: () => Promise.reject(new LiteError('INTERNAL', 'not reached')),
-};
+const unreached = (): Promise<never> => Promise.reject(new LiteError('INTERNAL', 'not reached'));
+const STAND_IN_PUSH: PushConfigService = { save: unreached, get: unreached, list: unreached, delete: unreached };
 
 /** Methods that touch no task: the extended card, which an agent may have though this server has none. */
 const TASKLESS = new Set(['GetExtendedAgentCard', 'agent/getAuthenticatedExtendedCard']);
