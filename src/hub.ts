@@ -6,10 +6,11 @@
 export { Hub, type HubOptions } from './hub/hub.js';
 export { createHubHandler, hubUpgrades, type HubHandlerOptions } from './hub/hub-handler.js';
 export type { LinkOptions } from './hub/ws-link.js';
-export type { UpgradeLimits } from './serve/upgrade.js';
-export type { Upgrades } from './serve/node-http.js';
+export type { UpgradeLimits } from './net/upgrade.js';
+export type { Upgrades } from './net/node-http.js';
 export type { HubEvents, HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
-export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
+export type { A2AHandler } from './a2a/server/http.js';
+export type { HttpHandler, HttpRequest, HttpResponse } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
 
 // Where the hub keeps its registry.

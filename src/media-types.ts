@@ -1,6 +1,10 @@
-// The media type of a file by its name's extension, for files sent to or from agents.
+// Media types: of a file by its name's extension, for files sent to or from agents; and of A2A
+// 1.0's HTTP+JSON bodies, which the network layer's own error answers use too.
 
 import { extname } from 'node:path';
+
+/** The media type of 1.0 HTTP+JSON bodies (spec §11.1); requests may use `application/json` too. */
+export const A2A_JSON = 'application/a2a+json';
 
 const MEDIA_TYPES: Readonly<Record<string, string>> = {
   '.md': 'text/markdown',

@@ -14,14 +14,15 @@ export { parseDuration, formatDuration, type RetentionRules } from './model/rete
 
 // The A2A handler: JSON-RPC 1.0 and 0.3 and HTTP+JSON, with the agent card; no sockets.
 export { createA2AHandler, type A2AHandlerOptions } from './a2a/server/handler.js';
-export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
+export type { A2AHandler } from './a2a/server/http.js';
+export type { HttpHandler, HttpRequest, HttpResponse } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
 export type { ErrorReporter } from './a2a/server/error-report.js';
 export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION, type CardOptions, type CardExtension } from './a2a/wire/agent-card.js';
 export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-extension.js';
 
 // Adapters: node:http, and `fetch(Request) → Response` for web-standard runtimes.
-export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './serve/node-http.js';
+export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './net/node-http.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 
 // Task stores: in memory, or SQLite (better-sqlite3 when installed, else node:sqlite).
@@ -37,7 +38,7 @@ export { execHandler, type ExecOptions } from './serve/exec-handler.js';
 
 // Push notifications: webhooks the clients set, delivered with retries.
 export { startPushSender, type PushSender, type PushSenderOptions } from './serve/push-sender.js';
-export type { Resolver, ResolvedAddress } from './serve/webhook-guard.js';
+export type { Resolver, ResolvedAddress } from './net/address-guard.js';
 export type { PushConfig, PushConfigInput, PushConfigService, PushAuthentication, PushVersion } from './model/push-config.js';
 
 // The same agent driven by A2A-Lite chat text.

@@ -1,7 +1,7 @@
 // Malformed, hostile and wrong requests against the A2A handler, each with the answer the spec gives.
 import { describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../src/a2a/server/handler.js';
-import type { HttpRequest, HttpResponse } from '../src/a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../src/net/http-types.js';
 import { METHODS_V03 } from '../src/a2a/server/jsonrpc-v03.js';
 import { METHODS_V1 } from '../src/a2a/server/jsonrpc-v1.js';
 import { RESUME_EXTENSION } from '../src/a2a/wire/extensions.js';

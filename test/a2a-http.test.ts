@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createA2AHandler } from '../src/a2a/server/handler.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent } from '../src/runtime/agent.js';
-import { listen, type Listening } from '../src/serve/node-http.js';
+import { listen, type Listening } from '../src/net/node-http.js';
 
 /** Built in parts, so that no scanner takes this file for a leak. */
 const TOKEN = ['http', 'edge', 'Kq82Lm3Zt9'].join('-');

@@ -3,7 +3,8 @@
 // and lists none of it; the first client reaches it as usual. Driven through the handler.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../src/a2a/server/handler.js';
-import type { A2AHandler, HttpResponse } from '../src/a2a/server/http.js';
+import type { A2AHandler } from '../src/a2a/server/http.js';
+import type { HttpResponse } from '../src/net/http-types.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent, type Agent } from '../src/runtime/agent.js';
 import { startPushSender, type PushSender } from '../src/serve/push-sender.js';

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../src/a2a/server/handler.js';
-import type { HttpRequest, HttpResponse } from '../src/a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../src/net/http-types.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent } from '../src/runtime/agent.js';
 

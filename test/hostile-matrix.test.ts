@@ -13,9 +13,9 @@ import { createA2AHandler } from '../src/a2a/server/handler.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent, type Agent } from '../src/runtime/agent.js';
 import { execHandler } from '../src/serve/exec-handler.js';
-import { listen, type Listening } from '../src/serve/node-http.js';
+import { listen, type Listening } from '../src/net/node-http.js';
 import { startPushSender, type PushSender } from '../src/serve/push-sender.js';
-import type { ResolvedAddress } from '../src/serve/webhook-guard.js';
+import type { ResolvedAddress } from '../src/net/address-guard.js';
 import { openSqliteTaskStore } from '../src/store/sqlite/task-store.js';
 import { eventually, startWebhook } from './fixtures/webhook.js';
 

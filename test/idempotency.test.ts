@@ -9,7 +9,7 @@ import { createA2AHandler } from '../src/a2a/server/handler.js';
 import { IDEMPOTENCY_EXTENSION } from '../src/a2a/wire/extensions.js';
 import { jiajiaCard } from '../src/card/examples.js';
 import { createAgent, type Agent } from '../src/runtime/agent.js';
-import { listen, type Listening } from '../src/serve/node-http.js';
+import { listen, type Listening } from '../src/net/node-http.js';
 import { openSqliteTaskStore } from '../src/store/sqlite/task-store.js';
 import { openTransport } from '../src/client/open-transport.js';
 import { sendAndFollow } from '../src/client/remote-task.js';

@@ -38,7 +38,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
       'A2AHandler', 'A2AHandlerOptions', 'AgentOptions', 'Applied', 'Artifact', 'ArtifactContent',
       'AuthOptions', 'Capabilities', 'CardExtension', 'CardOptions', 'Credential', 'DirectReply',
       'Direction', 'DriverName', 'ErrorCode', 'ErrorDetails', 'ErrorReporter', 'ExecOptions',
-      'FileTaskLedger', 'Framework', 'HistoryEntry', 'HttpRequest', 'HttpResponse', 'IdempotencyKey',
+      'FileTaskLedger', 'Framework', 'HistoryEntry', 'HttpHandler', 'HttpRequest', 'HttpResponse', 'IdempotencyKey',
       'IdempotentAnswer', 'IncomingMessage', 'IncomingTask', 'KnownType', 'Lang', 'ListFilter', 'Listening',
       'LiteCard', 'LiteLedger', 'LiteReceiveOptions', 'Message', 'Mode', 'NewDelivery', 'NodeAdapterOptions',
       'Part', 'PendingDelivery', 'PruneReport', 'PushAuthentication', 'PushConfig', 'PushConfigInput',
@@ -75,7 +75,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     types: [
       'A2AHandler', 'AgentDirectory', 'AgentHealth', 'Applied', 'Artifact', 'AuthOptions', 'Binding',
       'CacheExtra', 'CacheInfo', 'Capabilities', 'ConnectorOptions', 'Credential', 'Direction', 'ErrorCode',
-      'ErrorDetails', 'FileTaskLedger', 'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HttpRequest',
+      'ErrorDetails', 'FileTaskLedger', 'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HttpHandler', 'HttpRequest',
       'HttpResponse', 'HubAgent', 'HubCallOptions', 'HubCandidate', 'HubConnection', 'HubEvent', 'HubEvents',
       'HubHandlerOptions', 'HubOptions', 'HubStore', 'HubTrail', 'KnownAgent', 'KnownType', 'LinkOptions',
       'ListFilter', 'LiteCard', 'Message', 'Mode', 'Part', 'Peer', 'RecordOptions', 'RemoteAccess',

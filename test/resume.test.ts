@@ -16,7 +16,7 @@ import type { RemoteInterface } from '../src/model/remote-access.js';
 import type { Part, Task, TaskEvent, TaskMessage } from '../src/model/task.js';
 import { isTerminal } from '../src/protocol/states.js';
 import { createAgent, type Agent } from '../src/runtime/agent.js';
-import { listen, type Listening } from '../src/serve/node-http.js';
+import { listen, type Listening } from '../src/net/node-http.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 import { openSqliteTaskStore } from '../src/store/sqlite/task-store.js';
 import { tempHome } from './fixtures/home.js';

@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../src/a2a/server/handler.js';
 import { RETENTION_EXTENSION } from '../src/a2a/wire/retention-extension.js';
 import { jiajiaCard } from '../src/card/examples.js';
-import { readSse } from '../src/client/sse.js';
+import { readSse } from '../src/net/sse.js';
 import type { RetentionRules } from '../src/model/retention.js';
 import { createAgent, type Agent } from '../src/runtime/agent.js';
-import { listen, type Listening } from '../src/serve/node-http.js';
+import { listen, type Listening } from '../src/net/node-http.js';
 
 const T0 = Date.parse('2026-11-21T08:00:00.000Z');
 const HOUR = 3_600_000;

@@ -5,7 +5,7 @@ import { createA2AHandler } from '../../dist/a2a/server/handler.js';
 import { jiajiaCard } from '../../dist/card/examples.js';
 import { connectToHub } from '../../dist/hub/connector.js';
 import { createAgent } from '../../dist/runtime/agent.js';
-import { listen } from '../../dist/serve/node-http.js';
+import { listen } from '../../dist/net/node-http.js';
 import { MemoryTaskStore } from '../../dist/store/task-store.js';
 
 const [hubUrl, count = '1'] = process.argv.slice(2);

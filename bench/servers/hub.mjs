@@ -5,7 +5,7 @@ import { json } from '../../dist/a2a/server/http.js';
 import { createHubHandler, hubUpgrades } from '../../dist/hub/hub-handler.js';
 import { MemoryHubStore } from '../../dist/hub/hub-store.js';
 import { Hub } from '../../dist/hub/hub.js';
-import { listen } from '../../dist/serve/node-http.js';
+import { listen } from '../../dist/net/node-http.js';
 
 const heartbeatMs = Number(process.argv[2] ?? '10000');
 let url = '';

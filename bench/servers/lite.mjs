@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createA2AHandler } from '../../dist/a2a/server/handler.js';
 import { jiajiaCard } from '../../dist/card/examples.js';
 import { createAgent } from '../../dist/runtime/agent.js';
-import { listen } from '../../dist/serve/node-http.js';
+import { listen } from '../../dist/net/node-http.js';
 import { MemoryTaskStore } from '../../dist/store/task-store.js';
 
 const kind = process.argv[2] ?? 'memory';

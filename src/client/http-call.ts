@@ -6,7 +6,7 @@ import { LiteError, isLiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
 import type { RemoteInterface } from '../model/remote-access.js';
 import { notA2A, unreachable } from './peer-errors.js';
-import { readSse } from './sse.js';
+import { readSse } from '../net/sse.js';
 import type { TransportOptions } from './transport.js';
 
 /** Statuses that say "not now" rather than "no": the call is tried again like a broken one. */

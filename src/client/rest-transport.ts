@@ -1,7 +1,8 @@
 // Calling an agent over A2A 1.0 HTTP+JSON (REST): each call is a route under the interface's
 // URL (behind its tenant), errors are google.rpc.Status bodies with an HTTP status.
 
-import { A2A_JSON, eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire/v1.js';
+import { A2A_JSON } from '../media-types.js';
+import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire/v1.js';
 import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';

@@ -6,8 +6,9 @@
 // A cut connection is dialled again with growing pauses.
 
 import type { IncomingMessage } from 'node:http';
-import type { A2AHandler, HttpRequest } from '../a2a/server/http.js';
-import { SseParser } from '../client/sse.js';
+import type { A2AHandler } from '../a2a/server/http.js';
+import type { HttpRequest } from '../net/http-types.js';
+import { SseParser } from '../net/sse.js';
 import { LiteError } from '../errors.js';
 import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { Outbox } from './outbox.js';

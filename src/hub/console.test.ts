@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HttpRequest } from '../a2a/server/http.js';
+import type { HttpRequest } from '../net/http-types.js';
 import { consoleRoutes } from './console.js';
 
 const serve = consoleRoutes();

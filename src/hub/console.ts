@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { HttpRequest, HttpResponse } from '../a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 
 /** Where the console's files are: `console/` beside `dist/` (and beside `src/`). */
 const FOLDER = new URL('../../console/', import.meta.url);

@@ -3,7 +3,9 @@
 // field's formats: the AI Catalog (`/.well-known/ai-catalog.json`) and ARD search
 // (`POST /ard/search`). docs/hub.md gives every path and shape.
 
-import { json, SSE_HEADERS, statusError, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { json, statusError } from '../a2a/server/http.js';
+import { SSE_HEADERS } from '../net/sse.js';
+import { type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { parseJson } from '../json-text.js';
 import { viewOf } from './agent-card-view.js';

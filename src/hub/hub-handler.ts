@@ -10,7 +10,8 @@
 //   /console/                       the live console, when the hub serves it (console.ts)
 
 import { withAuth, type AuthOptions } from '../a2a/server/auth.js';
-import { json, statusError, type A2AHandler, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { json, statusError, type A2AHandler } from '../a2a/server/http.js';
+import { type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { ERROR_TABLE, isLiteError, LiteError } from '../errors.js';
 import { parseJson } from '../json-text.js';
 import { consoleRoutes } from './console.js';
@@ -18,8 +19,8 @@ import { parseUpFrames } from './frames.js';
 import { apiRoute, catalog } from './hub-api.js';
 import type { Hub } from './hub.js';
 import { checkRequest, METHODS } from './request-guard.js';
-import { DEFAULT_MAX_BODY, DEFAULT_MAX_STREAM_BACKLOG, DEFAULT_REQUEST_TIMEOUT, type Upgrades } from '../serve/node-http.js';
-import { upgrades, type UpgradeLimits } from '../serve/upgrade.js';
+import { DEFAULT_MAX_BODY, DEFAULT_MAX_STREAM_BACKLOG, DEFAULT_REQUEST_TIMEOUT, type Upgrades } from '../net/node-http.js';
+import { upgrades, type UpgradeLimits } from '../net/upgrade.js';
 import { acceptLink, TAKEN, WebSocketLink, type LinkOptions, type UpgradeRequest } from './ws-link.js';
 
 export interface HubHandlerOptions {

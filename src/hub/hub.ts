@@ -3,7 +3,8 @@
 // way that agent is registered. The HTTP routes are in hub-handler.ts and hub-api.ts.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { statusError, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { statusError } from '../a2a/server/http.js';
+import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardBase, pointedAt, rpcPathsOf } from './agent-card-view.js';

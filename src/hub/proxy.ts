@@ -1,10 +1,10 @@
 // Forwarding to an agent registered by URL: the client's request goes on to the agent's own
 // address (through the SSRF guard) and the answer comes back as it arrives, streams included.
 
-import type { HttpRequest, HttpResponse } from '../a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import { statusError } from '../a2a/server/http.js';
 import { isLiteError } from '../errors.js';
-import { guardedFetch, readText } from './guarded-fetch.js';
+import { guardedFetch, readText } from '../net/outbound.js';
 import { PRIVATE_HEADERS } from './relay.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HttpRequest, HttpResponse } from '../a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import { Relay } from './relay.js';
 
 const request = (signal?: AbortSignal): HttpRequest => ({ method: 'POST', path: '/agents/a/jsonrpc', query: new URLSearchParams(), headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{}', ...(signal === undefined ? {} : { signal }) });

@@ -6,7 +6,9 @@
 // A new agent's connection carries only the hub's read of its card until the card is registered.
 
 import { randomUUID } from 'node:crypto';
-import { statusError, SSE_HEADERS, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { statusError } from '../a2a/server/http.js';
+import { SSE_HEADERS } from '../net/sse.js';
+import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { Channel } from './channel.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { CLOSE } from './websocket.js';

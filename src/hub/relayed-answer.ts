@@ -3,7 +3,8 @@
 // headers an A2A client reads, marked so that no browser sniffs or runs them; a redirect is not
 // followed nor passed on (it would make the hub an open redirect).
 
-import { statusError, type HttpResponse } from '../a2a/server/http.js';
+import { statusError } from '../a2a/server/http.js';
+import { type HttpResponse } from '../net/http-types.js';
 
 const PASSED_TYPES = new Set(['application/json', 'application/a2a+json', 'text/event-stream', 'application/problem+json']);
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../a2a/server/handler.js';
-import type { HttpRequest } from '../a2a/server/http.js';
+import type { HttpRequest } from '../net/http-types.js';
 import { mexicoCard } from '../card/examples.js';
 import { LiteError } from '../errors.js';
 import type { TaskMessage } from '../model/task.js';

@@ -5,7 +5,8 @@
 // one spelling with the value read, so that no reader behind the hub can find another task there.
 
 import { HUB_EXTENSION } from '../a2a/wire/hub-trail.js';
-import { statusError, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { statusError } from '../a2a/server/http.js';
+import { type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { failure, readA2ARequest, rpcResponse, type A2ARead } from '../a2a/server/request-reading.js';
 import { taskUseOf, type TaskUse } from '../a2a/server/task-reading.js';
 import { restError } from '../a2a/server/rest-v1.js';

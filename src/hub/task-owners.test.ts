@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HttpResponse } from '../a2a/server/http.js';
+import type { HttpResponse } from '../net/http-types.js';
 import { MemoryHubStore } from './hub-store.js';
 import { backendOf, TaskOwners, taskIdsIn } from './task-owners.js';
 

@@ -5,10 +5,11 @@
 // A task the hub has no owner for was not made through it: no caller reaches it through the hub.
 // An answer naming another caller's task (a key or message id two callers both used) is refused.
 
-import { statusError, type HttpResponse } from '../a2a/server/http.js';
+import { statusError } from '../a2a/server/http.js';
+import { type HttpResponse } from '../net/http-types.js';
 import { LiteError } from '../errors.js';
 import type { HubStore } from './hub-store.js';
-import { SseParser } from '../client/sse.js';
+import { SseParser } from '../net/sse.js';
 import { object } from './task-lite.js';
 
 /** The key owners are kept under: the agent's URL without a trailing slash, its host in lower case. */

@@ -5,7 +5,7 @@
 // tasks or starts watching: most relayed answers are never looked at, and reading each one was
 // a tenth of the relay's work. Only the newest are kept unread, enough for the tasks listed.
 
-import type { HttpResponse } from '../a2a/server/http.js';
+import type { HttpResponse } from '../net/http-types.js';
 import type { HubEvent, HubEvents, TaskSeen } from './hub-events.js';
 import { answerValues, liteTextOf, object } from './task-lite.js';
 import { watchedEvents } from './watched-events.js';

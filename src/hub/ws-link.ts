@@ -6,7 +6,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import { statusError, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
+import { statusError } from '../a2a/server/http.js';
+import { type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { acceptKey, CLOSE, encodeFrame, FrameReader, newKey, OPCODE, validKey, WebSocketError } from './websocket.js';
 
 /** The subprotocol both ends name: the relay's frames (frames.ts) in binary messages. */

@@ -13,7 +13,7 @@ import { sendTask } from '../client/send-task.js';
 import { LiteError, isLiteError } from '../errors.js';
 import { format } from '../protocol/format.js';
 import type { Message } from '../protocol/types.js';
-import { checkWebhook } from '../serve/webhook-guard.js';
+import { checkAddress } from '../net/address-guard.js';
 import type { OpenStores } from './tools-local.js';
 import { bool, str, strings, type ToolSpec } from './tool-kit.js';
 
@@ -38,7 +38,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
       required: ['url'],
       async run(args) {
         const url = args.required('url');
-        await checkAddress(url, settings);
+        await checkAgentUrl(url, settings);
         const name = args.string('tokenEnv');
         const found = await fetchAgentCard(url);
         const { agent, replaced } = cacheDiscovered(open().agents, found, name === undefined ? {} : { tokenEnv: name });
@@ -63,7 +63,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
       },
       async run(args, signal, progress) {
         const target = args.string('target');
-        if (target !== undefined && isUrl(target)) await checkAddress(target, settings);
+        if (target !== undefined && isUrl(target)) await checkAgentUrl(target, settings);
         const attach = (args.strings('attachments') ?? []).map((file) => insideWorkspace(file, settings.workspace));
         const wait = args.number('timeoutSeconds') ?? DEFAULT_WAIT_S;
         if (wait <= 0) throw new LiteError('USAGE', 'a2a_lite_send: timeoutSeconds is more than 0');
@@ -140,10 +140,10 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
 }
 
 /** Refuses an agent URL on a network the settings do not allow (a link-local metadata address never). */
-export async function checkAddress(url: string, settings: RemoteSettings): Promise<void> {
+export async function checkAgentUrl(url: string, settings: RemoteSettings): Promise<void> {
   try {
     // Link-local and cloud metadata addresses are refused whatever the settings.
-    await checkWebhook(url, { allowPrivateNetworks: settings.allowPrivateNetworks });
+    await checkAddress(url, { allowPrivateNetworks: settings.allowPrivateNetworks });
   } catch (error) {
     if (!isLiteError(error)) throw error;
     throw new LiteError('FORBIDDEN', `the agent URL is refused: ${error.message}${settings.allowPrivateNetworks ? '' : ' (set allowPrivateNetworks in the a2a-lite plugin config for agents on this machine or the local network)'}`);

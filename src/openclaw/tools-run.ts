@@ -7,7 +7,7 @@ import { readPlanFile } from '../orchestrate/plan-file.js';
 import { resumeRun, runPlan, type RunResult } from '../orchestrate/run-plan.js';
 import { LiteError } from '../errors.js';
 import type { OpenStores } from './tools-local.js';
-import { checkAddress, insideWorkspace, type RemoteSettings } from './tools-remote.js';
+import { checkAgentUrl, insideWorkspace, type RemoteSettings } from './tools-remote.js';
 import { str, type ToolSpec } from './tool-kit.js';
 
 export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[] {
@@ -38,7 +38,7 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
           env: settings.env,
           ...(signal ? { signal } : {}),
           ...(maxParallel !== undefined ? { maxParallel } : {}),
-          checkUrl: (url: string) => checkAddress(url, settings),
+          checkUrl: (url: string) => checkAgentUrl(url, settings),
           onEvent: (event: Parameters<NonNullable<Parameters<typeof runPlan>[1]['onEvent']>>[0]) => {
             if (event.type === 'step') progress(`${event.key}: ${event.state}${event.error ? ` (${event.error})` : ''}`, { step: event.key, state: event.state, task: event.task ?? null });
           },

@@ -1,7 +1,7 @@
 // The web-standard adapter: `fetch(Request) → Response`, for Bun, Deno and edge runtimes.
 
 import type { A2AHandler } from '../a2a/server/http.js';
-import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from './node-http.js';
+import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/node-http.js';
 
 export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;

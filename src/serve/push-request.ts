@@ -2,7 +2,8 @@
 // with, and the headers that carry the config's token and credentials.
 
 import { taskToV03 } from '../a2a/wire/v03.js';
-import { A2A_JSON, eventToV1 } from '../a2a/wire/v1.js';
+import { A2A_JSON } from '../media-types.js';
+import { eventToV1 } from '../a2a/wire/v1.js';
 import type { PushConfig } from '../model/push-config.js';
 import type { Task, TaskEvent } from '../model/task.js';
 

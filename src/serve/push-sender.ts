@@ -17,7 +17,7 @@ import type { Agent } from '../runtime/agent.js';
 import type { Task, TaskEvent } from '../model/task.js';
 import type { PendingDelivery, PushStore } from '../store/push-store.js';
 import { bodyOf, headersOf } from './push-request.js';
-import { checkWebhook, type Resolver } from './webhook-guard.js';
+import { checkAddress, type Resolver } from '../net/address-guard.js';
 import { postWebhook, type PostOutcome } from './webhook-post.js';
 
 export interface PushSenderOptions {
@@ -107,7 +107,7 @@ export class PushSender implements PushConfigService {
   }
 
   async save(input: PushConfigInput): Promise<PushConfig> {
-    await checkWebhook(input.url, this.guard());
+    await checkAddress(input.url, this.guard());
     const id = input.id ?? randomUUID();
     const existing = await this.store.listPushConfigs(input.taskId);
     if (existing.length >= MAX_CONFIGS_PER_TASK && !existing.some((c) => c.id === id)) {

@@ -4,11 +4,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isLiteError } from '../errors.js';
-import { checkWebhook, pinnedLookup, type WebhookGuardOptions } from './webhook-guard.js';
+import { checkAddress, pinnedLookup, type AddressGuardOptions } from '../net/address-guard.js';
 
 export type PostOutcome = { ok: true } | { ok: false; permanent: boolean; reason: string };
 
-export interface PostOptions extends WebhookGuardOptions {
+export interface PostOptions extends AddressGuardOptions {
   headers: Record<string, string>;
   /** From the DNS lookup to the response headers. */
   timeoutMs: number;
@@ -32,7 +32,7 @@ export async function postWebhook(url: string, body: string, options: PostOption
   const abort = (): void => deadline.abort();
   options.signal.addEventListener('abort', abort, { once: true });
   try {
-    const target = await untilAborted(checkWebhook(url, options), deadline.signal);
+    const target = await untilAborted(checkAddress(url, options), deadline.signal);
     const status = await send(target.url, body, { ...options, lookup: pinnedLookup(target), signal: deadline.signal });
     return outcomeOf(status);
   } catch (error) {

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSse } from '../../src/client/sse.js';
+import { readSse } from '../../src/net/sse.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
 import { key } from '../../src/store/sqlite/rows.js';
 import { tempHome } from '../fixtures/home.js';

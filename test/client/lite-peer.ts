@@ -6,7 +6,7 @@ import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { textOf } from '../../src/model/task.js';
-import { listen } from '../../src/serve/node-http.js';
+import { listen } from '../../src/net/node-http.js';
 
 export interface LitePeer {
   url: string;

@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
-import type { A2AHandler, HttpRequest, HttpResponse } from '../../src/a2a/server/http.js';
+import type { A2AHandler } from '../../src/a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../../src/net/http-types.js';
 import type { PushConfig, PushConfigService } from '../../src/model/push-config.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { ERROR_TABLE } from '../../src/errors.js';

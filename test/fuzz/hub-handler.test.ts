@@ -8,14 +8,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
-import type { A2AHandler, HttpRequest, HttpResponse } from '../../src/a2a/server/http.js';
+import type { A2AHandler } from '../../src/a2a/server/http.js';
+import type { HttpRequest, HttpResponse } from '../../src/net/http-types.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { connectToHub, type HubConnection } from '../../src/hub/connector.js';
 import { createHubHandler, hubUpgrades } from '../../src/hub/hub-handler.js';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { Hub } from '../../src/hub/hub.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { until } from '../hub/hub-processes.js';
 import { check } from './expect-fast.js';

@@ -3,7 +3,7 @@
 // cuts; an event over the limit is refused with PEER_ERROR, again whatever the cuts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SseParser, type SseEvent } from '../../src/client/sse.js';
+import { SseParser, type SseEvent } from '../../src/net/sse.js';
 import { isLiteError } from '../../src/errors.js';
 import { check, expectSame } from './expect-fast.js';
 import { cut, hostileText, words } from './hostile-text.js';

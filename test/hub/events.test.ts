@@ -3,7 +3,7 @@
 // that stops answering heartbeats going down and coming back, and a watcher that reconnects
 // with Last-Event-ID getting what it missed.
 import { describe, expect, it } from 'vitest';
-import { SseParser } from '../../src/client/sse.js';
+import { SseParser } from '../../src/net/sse.js';
 import { startAgent, startHub, until } from './hub-processes.js';
 
 interface FeedEvent {

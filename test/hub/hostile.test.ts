@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHubHandler } from '../../src/hub/hub-handler.js';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { Hub } from '../../src/hub/hub.js';
-import { SseParser } from '../../src/client/sse.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { SseParser } from '../../src/net/sse.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 
 const open: { hub: Hub; server: Listening }[] = [];
 afterEach(async () => {

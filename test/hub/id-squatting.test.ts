@@ -10,11 +10,11 @@ import { decodeDownFrame, encodeLinkFrame } from '../../src/hub/frames.js';
 import { createHubHandler, hubUpgrades } from '../../src/hub/hub-handler.js';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { Hub } from '../../src/hub/hub.js';
-import { listen } from '../../src/serve/node-http.js';
+import { listen } from '../../src/net/node-http.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { dialLink } from '../../src/hub/ws-link.js';
-import { SseParser } from '../../src/client/sse.js';
+import { SseParser } from '../../src/net/sse.js';
 import { startAgent, startHub, until } from './hub-processes.js';
 
 const ALICE = 'alice-token-3e8b1d7c52';

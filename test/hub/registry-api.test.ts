@@ -8,7 +8,7 @@ import { createHubHandler } from '../../src/hub/hub-handler.js';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { Hub } from '../../src/hub/hub.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { jiajiaCard, mexicoCard } from '../fixtures/cards.js';
 

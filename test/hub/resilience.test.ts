@@ -5,7 +5,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SseParser } from '../../src/client/sse.js';
+import { SseParser } from '../../src/net/sse.js';
 import { cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
 import { freePort, getJson, startAgent, startHub, until } from './hub-processes.js';

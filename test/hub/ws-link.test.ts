@@ -17,7 +17,7 @@ import { encodeLinkFrame, type DownFrame } from '../../src/hub/frames.js';
 import { CLOSE, encodeFrame, OPCODE } from '../../src/hub/websocket.js';
 import { acceptLink, RELAY_PROTOCOL, WebSocketLink } from '../../src/hub/ws-link.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { until } from './hub-processes.js';
 

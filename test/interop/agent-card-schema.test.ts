@@ -9,7 +9,7 @@ import { LITE_CARD_EXTENSION } from '../../src/a2a/wire/agent-card.js';
 import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION } from '../../src/a2a/wire/extensions.js';
 import type { LiteCard } from '../../src/card/types.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 import { startPushSender, type PushSender } from '../../src/serve/push-sender.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { cli } from '../cli/run-cli.js';

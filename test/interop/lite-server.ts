@@ -3,7 +3,7 @@
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 
 export interface LiteServer extends Listening {
   release(): void;

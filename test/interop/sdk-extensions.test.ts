@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 import { asTask, jsonRpcClient, sendRequest, textOf, userMessage } from './sdk-requests.js';
 
 const SIGNED = 'https://example.com/extensions/signed-messages/v1';

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent, type Agent } from '../../src/runtime/agent.js';
-import { listen, type Listening } from '../../src/serve/node-http.js';
+import { listen, type Listening } from '../../src/net/node-http.js';
 import { startPushSender, type PushSender } from '../../src/serve/push-sender.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { eventually, startWebhook, type Webhook } from '../fixtures/webhook.js';

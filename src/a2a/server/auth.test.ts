@@ -5,7 +5,7 @@ import { DEFAULT_PRINCIPAL, withAuth } from './auth.js';
 import { createA2AHandler } from './handler.js';
 import { METHODS_V03 } from './jsonrpc-v03.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
-import type { HttpRequest, HttpResponse } from './http.js';
+import type { HttpRequest, HttpResponse } from '../../net/http-types.js';
 
 const TOKEN = ['tok', 'en-', 'Zx81Qw0PlmNbV7cX'].join('');
 const KEY = ['key', '-', 'Q1w2E3r4'].join('');

@@ -6,7 +6,8 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LiteError } from '../../errors.js';
-import { statusError, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
+import { statusError, type A2AHandler } from './http.js';
+import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
 
 /** A secret and the principal it belongs to. */
 export interface Credential {

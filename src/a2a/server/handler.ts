@@ -9,7 +9,9 @@ import { toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/ag
 import { retentionExtension } from '../wire/retention-extension.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
-import { askedVersion, json, SSE_HEADERS, sseEvent, statusError, type A2AHandler, type HttpRequest, type HttpResponse } from './http.js';
+import { askedVersion, json, statusError, type A2AHandler } from './http.js';
+import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
+import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
 import type { MethodContext, MethodResult, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';

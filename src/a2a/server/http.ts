@@ -1,58 +1,14 @@
-// The framework-free HTTP shapes the A2A handler works on. Adapters (node:http, fetch) turn
-// real requests into these and these into real responses.
+// What the A2A handler answers with at the HTTP layer, over the shapes of net/http-types.ts.
 //
 // Media types: a JSON-RPC response is `application/json` (§9.1); a google.rpc.Status error body,
 // from the REST routes or from the HTTP layer (no route, wrong method, no credentials, too many
 // tries, too large), is `application/a2a+json` (§11.1, §11.6); the agent card is `application/json`.
 
-import { A2A_JSON } from '../wire/v1.js';
+import { A2A_JSON } from '../../media-types.js';
+import type { HttpHandler, HttpRequest, HttpResponse } from '../../net/http-types.js';
 
-export interface HttpRequest {
-  method: string;
-  /** The path without the query: `/jsonrpc`, `/.well-known/agent-card.json`. */
-  path: string;
-  query: URLSearchParams;
-  /**
-   * The query as the client sent it (`?a=1`, or '' for none), escapes undecoded, when the
-   * adapter has it: `query` quietly keeps a malformed `%` escape, which a reader that must
-   * refuse one (the hub) finds only here.
-   */
-  search?: string;
-  /** Header names in lower case. */
-  headers: Readonly<Record<string, string | undefined>>;
-  body: string;
-  /** Fires when the client goes away, so streams stop. */
-  signal?: AbortSignal;
-  /**
-   * Calls `listener` once if the client goes away before its answer is written, as `signal`
-   * would, without making one; returns what stops listening. For code on every request (the
-   * hub's relay), where a signal and its listeners cost more than the rest of the work.
-   */
-  onGone?(listener: () => void): () => void;
-  /** The client's address, when the adapter knows it (for rate limits). */
-  remoteAddress?: string;
-  /**
-   * Who made the request, when a caller in this process already knows it: the hub's relay
-   * passes on the principal the hub authenticated. Never read from the wire; the socket
-   * adapters do not set it.
-   */
-  principal?: string;
-}
-
-export type HttpResponse =
-  | { status: number; headers: Record<string, string>; body: string }
-  | { status: number; headers: Record<string, string>; events: AsyncIterable<string> };
-
-export type A2AHandler = (request: HttpRequest) => Promise<HttpResponse>;
-
-/** Calls `listener` once if the client of `request` goes away; returns what stops listening. */
-export function whenGone(request: HttpRequest, listener: () => void): () => void {
-  if (request.onGone !== undefined) return request.onGone(listener);
-  const signal = request.signal;
-  if (signal === undefined) return () => {};
-  signal.addEventListener('abort', listener, { once: true });
-  return () => signal.removeEventListener('abort', listener);
-}
+/** The A2A handler: an HTTP handler whose routes are the A2A bindings. */
+export type A2AHandler = HttpHandler;
 
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
@@ -73,16 +29,4 @@ export function askedVersion(request: HttpRequest): string {
   if (header) return header;
   for (const [name, value] of request.query) if (name.toLowerCase() === 'a2a-version' && value.trim() !== '') return value.trim();
   return '';
-}
-
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
-
-/** One server-sent event: its `id:` when it has one, its JSON on a `data:` line, then a blank line. */
-export function sseEvent(value: unknown, id?: number): string {
-  return id === undefined ? `data: ${JSON.stringify(value)}\n\n` : `id: ${id}\ndata: ${JSON.stringify(value)}\n\n`;
 }

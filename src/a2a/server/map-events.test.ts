@@ -5,7 +5,7 @@ import { createAgent } from '../../runtime/agent.js';
 import { EventQueue } from '../../runtime/event-queue.js';
 import type { TaskEvent } from '../../model/task.js';
 import { createA2AHandler } from './handler.js';
-import type { HttpRequest } from './http.js';
+import type { HttpRequest } from '../../net/http-types.js';
 import { mapEvents, type MapEventsOptions } from './map-events.js';
 
 /** A source that gives `items`, then fails with `error` (if any), and counts its `return()` calls. */

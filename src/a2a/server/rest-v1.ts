@@ -15,13 +15,15 @@ import { ERROR_TABLE, LiteError } from '../../errors.js';
 import type { Agent } from '../../runtime/agent.js';
 import { errorDetailsOf, rpcStatusOf } from '../wire/error-info.js';
 import type { ErrorReporter } from './error-report.js';
-import { askedVersion, json, SSE_HEADERS, sseEvent, type HttpRequest, type HttpResponse } from './http.js';
+import { askedVersion, json } from './http.js';
+import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
+import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { MethodContext, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import { requireExtensions } from '../wire/extensions.js';
 import { invalid, type Json } from '../wire/fields.js';
-import { A2A_JSON } from '../wire/v1.js';
+import { A2A_JSON } from '../../media-types.js';
 
 /** A REST request as a 1.0 method call: the name in METHODS_V1, its params, the success status. */
 export interface RestCall {

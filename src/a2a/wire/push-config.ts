@@ -1,6 +1,6 @@
 // Push notification configs on the wire: the checks on what a client sends, and the 1.0 (flat)
 // and 0.3 (nested) JSON shapes of the one model (model/push-config.ts). Where a webhook URL may
-// lead (loopback, private networks) is decided later, by serve/webhook-guard.ts.
+// lead (loopback, private networks) is decided later, by net/address-guard.ts.
 
 import type { PushAuthentication, PushConfig, PushConfigInput } from '../../model/push-config.js';
 import { asObject, field, invalidField, optionalString, type Json } from './fields.js';

@@ -5,9 +5,6 @@ import type { TaskState } from '../../protocol/states.js';
 import type { Artifact, Part, Task, TaskEvent, TaskMessage, TaskStatus } from '../../model/task.js';
 import { asObject, field, invalidField, optionalString, shown, type Json } from './fields.js';
 
-/** The media type of 1.0 HTTP+JSON bodies (spec §11.1); requests may use `application/json` too. */
-export const A2A_JSON = 'application/a2a+json';
-
 const STATE_TO_V1: Readonly<Record<TaskState, string>> = {
   submitted: 'TASK_STATE_SUBMITTED',
   accepted: 'TASK_STATE_SUBMITTED',

@@ -7,7 +7,7 @@ import { LiteError } from '../../errors.js';
 import { createHubHandler, hubUpgrades } from '../../hub/hub-handler.js';
 import { MemoryHubStore, type HubStore } from '../../hub/hub-store.js';
 import { Hub } from '../../hub/hub.js';
-import { DEFAULT_REQUEST_TIMEOUT, listen } from '../../serve/node-http.js';
+import { DEFAULT_REQUEST_TIMEOUT, listen } from '../../net/node-http.js';
 import { atMost, parseOptions } from '../args.js';
 import type { Command } from '../context.js';
 import { printLine } from '../output.js';

@@ -10,7 +10,7 @@ import { planCard, planHandler } from '../../orchestrate/plan-agent.js';
 import { checkServedPlan } from '../../orchestrate/plan-check.js';
 import { readPlanFile } from '../../orchestrate/plan-file.js';
 import type { IncomingTask, TaskContext } from '../../runtime/task-context.js';
-import { checkWebhook } from '../../serve/webhook-guard.js';
+import { checkAddress } from '../../net/address-guard.js';
 import type { Context } from '../context.js';
 import { loadOwnCard } from './card.js';
 
@@ -66,7 +66,7 @@ export function servedPlan(file: string, values: ServedPlanFlags, stores: Stores
  */
 async function checkAgentAddress(url: string, allowPrivate: boolean): Promise<void> {
   try {
-    await checkWebhook(url, { allowPrivateNetworks: allowPrivate });
+    await checkAddress(url, { allowPrivateNetworks: allowPrivate });
   } catch (error) {
     if (!isLiteError(error)) throw error;
     const details = error.details as { host?: string; address?: string; reason?: string; allowable?: boolean } | undefined;

@@ -12,7 +12,7 @@ import { LiteError } from '../../errors.js';
 import { createAgent } from '../../runtime/agent.js';
 import { resolveCommand } from '../../serve/exec-command.js';
 import { execHandler, removeTaskFolders } from '../../serve/exec-handler.js';
-import { listen } from '../../serve/node-http.js';
+import { listen } from '../../net/node-http.js';
 import { startPushSender, type PushSender } from '../../serve/push-sender.js';
 import { startReplySender } from '../../serve/reply-sender.js';
 import type { PushStore } from '../../store/push-store.js';

@@ -1,5 +1,8 @@
-// A reader of server-sent events (the WHATWG "event stream" format) for A2A streams: lines end
-// in CRLF, LF or CR; `data:` lines join with "\n"; an empty line dispatches the event; lines
+// Server-sent events (the WHATWG "event stream" format), read and written here only: a second
+// reader that cut the same bytes differently is how a relay gets fooled.
+//
+// Writing: one event is its `id:`, its `event:` name, its JSON on one `data:` line, then a
+// blank line. Reading: lines end in CRLF, LF or CR; `data:` lines join with "\n"; an empty line dispatches the event; lines
 // starting with ":" are comments (keep-alives). An event still open when the stream ends is
 // dropped, as the format requires. One event may not exceed `maxEventBytes`: a peer that
 // never sends an empty line cannot make the reader hold its whole stream.
@@ -24,6 +27,32 @@ export interface SseOptions {
 }
 
 export const DEFAULT_MAX_EVENT = 16 * 1024 * 1024;
+
+/** The headers of an event stream: not cached, and not held back by a buffering proxy. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/**
+ * One event: its `id:` and `event:` when given, `value` as JSON on one `data:` line (JSON holds
+ * no line break), then a blank line.
+ *
+ * @example
+ * sseEvent({ a: 1 }, 7); // 'id: 7\ndata: {"a":1}\n\n'
+ */
+export function sseEvent(value: unknown, id?: number | string, event?: string): string {
+  const data = `data: ${JSON.stringify(value)}\n\n`;
+  const named = event === undefined ? data : `event: ${event}\n${data}`;
+  return id === undefined ? named : `id: ${id}\n${named}`;
+}
+
+/** A comment line, which readers skip: a keep-alive. */
+export function sseComment(text: string): string {
+  return `: ${text}\n\n`;
+}
 
 /**
  * Splits decoded text into events. Feed it chunks with `push`; each call returns the events

@@ -1,4 +1,4 @@
-// The node:http adapter: reads the body (up to a limit), calls the A2A handler, and writes the
+// The node:http adapter: reads the body (up to a limit), calls the handler, and writes the
 // response. Stream events are written as they come; a client that disconnects stops its stream,
 // and one that reads too slowly is dropped. Slow or silent senders are timed out by `listen`.
 
@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ERROR_TABLE } from '../errors.js';
-import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/server/http.js';
-import { A2A_JSON } from '../a2a/wire/v1.js';
+import type { HttpHandler, HttpRequest, HttpResponse } from './http-types.js';
+import { A2A_JSON } from '../media-types.js';
 
 export interface NodeAdapterOptions {
   /** Bodies over this size get 413 (default 4 MiB). */
@@ -45,7 +45,7 @@ export const DEFAULT_REQUEST_TIMEOUT = 30_000;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT = 5_000;
 
 /** A request listener for `http.createServer`. */
-export function nodeListener(handler: A2AHandler, options: NodeAdapterOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function nodeListener(handler: HttpHandler, options: NodeAdapterOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const limits = { body: options.maxBodyBytes ?? DEFAULT_MAX_BODY, backlog: options.maxStreamBacklogBytes ?? DEFAULT_MAX_STREAM_BACKLOG };
   return (req, res) => {
     void serveOne(handler, req, res, limits).catch(() => {
@@ -55,7 +55,7 @@ export function nodeListener(handler: A2AHandler, options: NodeAdapterOptions = 
   };
 }
 
-async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerResponse, limits: { body: number; backlog: number }): Promise<void> {
+async function serveOne(handler: HttpHandler, req: IncomingMessage, res: ServerResponse, limits: { body: number; backlog: number }): Promise<void> {
   const max = limits.body;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > max) return tooLarge(res, max);
@@ -74,7 +74,7 @@ async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerRe
  * connection of a request that asked to switch protocols, for a handler that takes it over and
  * answers `status` 101 (then nothing is written).
  */
-export async function respond(handler: A2AHandler, req: IncomingMessage, res: ServerResponse, body: string, maxBacklog: number, upgrade?: { socket: Socket; head: Buffer }): Promise<void> {
+export async function respond(handler: HttpHandler, req: IncomingMessage, res: ServerResponse, body: string, maxBacklog: number, upgrade?: { socket: Socket; head: Buffer }): Promise<void> {
   const { path, search } = splitUrl(req.url ?? '/');
   const request: NodeRequest & { upgrade?: { socket: Socket; head: Buffer } } = new NodeRequest(req.method ?? 'GET', path, search, flatHeaders(req.headers), body, res);
   if (req.socket.remoteAddress !== undefined) request.remoteAddress = req.socket.remoteAddress;
@@ -290,7 +290,7 @@ export interface Listening {
  * slow to send its request, or silent, gets 408 and is disconnected after `headersTimeout` or
  * `requestTimeout`; an idle keep-alive connection is closed after `keepAliveTimeout`.
  */
-export async function listen(handler: A2AHandler, options: NodeAdapterOptions & { port?: number; host?: string; upgrades?: Upgrades } = {}): Promise<Listening> {
+export async function listen(handler: HttpHandler, options: NodeAdapterOptions & { port?: number; host?: string; upgrades?: Upgrades } = {}): Promise<Listening> {
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   // node:http refuses a headers limit above the request limit; the request limit covers both.
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout || Infinity);

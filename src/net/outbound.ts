@@ -6,7 +6,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { LiteError } from '../errors.js';
-import { checkWebhook, pinnedLookup } from '../serve/webhook-guard.js';
+import { checkAddress, pinnedLookup } from './address-guard.js';
 
 export interface GuardedRequest {
   method?: string;
@@ -22,7 +22,7 @@ export interface GuardedRequest {
 export async function guardedFetch(url: string, options: GuardedRequest): Promise<IncomingMessage> {
   let target;
   try {
-    target = await checkWebhook(url, { allowPrivateNetworks: options.allowPrivate });
+    target = await checkAddress(url, { allowPrivateNetworks: options.allowPrivate });
   } catch (error) {
     if (error instanceof LiteError && error.code === 'WEBHOOK_REFUSED') {
       const { address, reason, allowable } = (error.details ?? {}) as { address?: string; reason?: string; allowable?: boolean };

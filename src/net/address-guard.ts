@@ -20,7 +20,7 @@ export interface ResolvedAddress {
 /** Resolves a host name to all of its addresses. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export interface WebhookGuardOptions {
+export interface AddressGuardOptions {
   /**
    * Allow loopback, private and CGNAT targets; never link-local or cloud metadata addresses,
    * unspecified, multicast or reserved ones.
@@ -31,7 +31,7 @@ export interface WebhookGuardOptions {
 }
 
 /** A webhook whose address passed the checks; connect to `address`, not to the name again. */
-export interface WebhookTarget {
+export interface CheckedAddress {
   url: URL;
   address: string;
   family: 4 | 6;
@@ -172,7 +172,7 @@ function isMetadata(v4: string, linkLocal: boolean): boolean {
  * Resolves the webhook's host and checks every address it has; WEBHOOK_REFUSED when any is
  * refused, INVALID_PARAMS when the URL is not http(s) or the name does not resolve.
  */
-export async function checkWebhook(url: string | URL, options: WebhookGuardOptions = {}): Promise<WebhookTarget> {
+export async function checkAddress(url: string | URL, options: AddressGuardOptions = {}): Promise<CheckedAddress> {
   const parsed = typeof url === 'string' ? parseUrl(url) : url;
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LiteError('INVALID_PARAMS', 'a webhook URL is http or https');
   const allow = options.allowPrivateNetworks ?? false;
@@ -194,7 +194,7 @@ export async function checkWebhook(url: string | URL, options: WebhookGuardOptio
  * asked, so the connection goes where the check looked. Node asks with `all: true` when it
  * races address families (Node 20's default), and without it otherwise.
  */
-export function pinnedLookup(target: WebhookTarget): LookupFunction {
+export function pinnedLookup(target: CheckedAddress): LookupFunction {
   return (_hostname, options, callback) => {
     const reply = callback as (error: NodeJS.ErrnoException | null, address: string | ResolvedAddress[], family?: number) => void;
     if (typeof options === 'object' && options.all) reply(null, [{ address: target.address, family: target.family }]);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkWebhook, ipBytes, pinnedLookup, refusalOf, type Resolver } from './webhook-guard.js';
+import { checkAddress, ipBytes, pinnedLookup, refusalOf, type Resolver } from './address-guard.js';
 
 /** A resolver that answers from a table, and counts what it was asked. */
 function fakeDns(table: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -83,7 +83,7 @@ describe('refusalOf', () => {
   });
 });
 
-describe('checkWebhook with private networks refused (the default)', () => {
+describe('checkAddress with private networks refused (the default)', () => {
   it.each([
     ['loopback', 'http://127.0.0.1:8080/hook', 'loopback'],
     ['private 10/8', 'http://10.0.0.5/hook', 'private'],
@@ -111,49 +111,49 @@ describe('checkWebhook with private networks refused (the default)', () => {
     ['a name with one private address among public ones', 'https://mixed.example/', 'private'],
     ['a name that resolves to IPv4-mapped metadata', 'https://mapped.example/', 'IPv4-mapped link-local'],
   ])('refuses %s: %s', async (_what, url, reason) => {
-    await expect(checkWebhook(url, { resolve: dns })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', details: { reason } });
+    await expect(checkAddress(url, { resolve: dns })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', details: { reason } });
   });
 
   it('says how to allow it, and names the address a host resolved to', async () => {
-    await expect(checkWebhook('https://rebind.example/', { resolve: dns })).rejects.toMatchObject({
+    await expect(checkAddress('https://rebind.example/', { resolve: dns })).rejects.toMatchObject({
       message: expect.stringMatching(/"rebind.example" \(127.0.0.1\).*loopback.*--allow-private-webhooks/),
     });
   });
 
   it('refuses localhost by name with the system resolver too', async () => {
-    await expect(checkWebhook('http://localhost:1/')).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+    await expect(checkAddress('http://localhost:1/')).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
   });
 
   it('passes a public name, pinned to its first address', async () => {
-    const target = await checkWebhook('https://hooks.example/a2a?x=1', { resolve: dns });
+    const target = await checkAddress('https://hooks.example/a2a?x=1', { resolve: dns });
     expect(target).toMatchObject({ address: '93.184.215.14', family: 4 });
     expect(target.url.href).toBe('https://hooks.example/a2a?x=1');
   });
 
   it('reports a name that does not resolve as a bad parameter', async () => {
-    await expect(checkWebhook('https://nowhere.example/', { resolve: dns })).rejects.toMatchObject({
+    await expect(checkAddress('https://nowhere.example/', { resolve: dns })).rejects.toMatchObject({
       code: 'INVALID_PARAMS',
       message: expect.stringContaining('"nowhere.example" does not resolve (ENOTFOUND)'),
     });
   });
 
   it('refuses other schemes', async () => {
-    await expect(checkWebhook('ftp://hooks.example/', { resolve: dns })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    await expect(checkAddress('ftp://hooks.example/', { resolve: dns })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
   });
 });
 
-describe('checkWebhook with private networks allowed', () => {
+describe('checkAddress with private networks allowed', () => {
   it('passes loopback, private names and localhost', async () => {
-    await expect(checkWebhook('http://127.0.0.1:8080/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '127.0.0.1' });
-    await expect(checkWebhook('http://[::ffff:127.0.0.1]/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '::ffff:7f00:1', family: 6 });
-    await expect(checkWebhook('https://internal.example/', { allowPrivateNetworks: true, resolve: dns })).resolves.toMatchObject({ address: '10.20.30.40' });
-    const local = await checkWebhook('http://localhost:1/', { allowPrivateNetworks: true });
+    await expect(checkAddress('http://127.0.0.1:8080/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '127.0.0.1' });
+    await expect(checkAddress('http://[::ffff:127.0.0.1]/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '::ffff:7f00:1', family: 6 });
+    await expect(checkAddress('https://internal.example/', { allowPrivateNetworks: true, resolve: dns })).resolves.toMatchObject({ address: '10.20.30.40' });
+    const local = await checkAddress('http://localhost:1/', { allowPrivateNetworks: true });
     expect(['127.0.0.1', '::1']).toContain(local.address);
   });
 
   it('still refuses 0.0.0.0 and multicast', async () => {
-    await expect(checkWebhook('http://0.0.0.0/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
-    await expect(checkWebhook('http://[ff02::1]/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+    await expect(checkAddress('http://0.0.0.0/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+    await expect(checkAddress('http://[ff02::1]/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
   });
 });
 
@@ -171,7 +171,7 @@ describe('pinnedLookup', () => {
     const { port } = server.address() as AddressInfo;
     // The first answer is the one checked; a rebinding DNS would answer differently next time.
     const rebinding = fakeDns({ 'rebind.example': ['127.0.0.1'] });
-    const target = await checkWebhook(`http://rebind.example:${port}/`, { allowPrivateNetworks: true, resolve: rebinding });
+    const target = await checkAddress(`http://rebind.example:${port}/`, { allowPrivateNetworks: true, resolve: rebinding });
     const host = await new Promise<string>((resolve, reject) => {
       http
         .get(target.url, { lookup: pinnedLookup(target), agent: false }, (res) => {
@@ -223,8 +223,8 @@ describe('link-local and cloud metadata addresses, refused even with private net
   });
 
   it('leaves the other private ranges allowed, and says that no setting allows metadata', async () => {
-    await expect(checkWebhook('http://127.0.0.1:9/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '127.0.0.1' });
-    await expect(checkWebhook('http://[fd00:ec2::254]/latest/meta-data/', { allowPrivateNetworks: true })).rejects.toMatchObject({
+    await expect(checkAddress('http://127.0.0.1:9/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '127.0.0.1' });
+    await expect(checkAddress('http://[fd00:ec2::254]/latest/meta-data/', { allowPrivateNetworks: true })).rejects.toMatchObject({
       code: 'WEBHOOK_REFUSED',
       message: 'webhooks may not go to "fd00:ec2::254": it is a cloud metadata address; no setting allows it',
     });
@@ -246,19 +246,19 @@ describe('link-local and cloud metadata addresses, refused even with private net
       ['instance-data.ec2.internal', 'NAT64 link-local'],
       ['wireserver.example', 'cloud metadata'],
     ] as const) {
-      await expect(checkWebhook(`http://${name}/`, { allowPrivateNetworks: true, resolve: cloud }), name).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', details: { reason } });
+      await expect(checkAddress(`http://${name}/`, { allowPrivateNetworks: true, resolve: cloud }), name).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', details: { reason } });
     }
-    await expect(checkWebhook('http://lan.example/', { allowPrivateNetworks: true, resolve: cloud })).resolves.toMatchObject({ address: '10.0.0.2' });
+    await expect(checkAddress('http://lan.example/', { allowPrivateNetworks: true, resolve: cloud })).resolves.toMatchObject({ address: '10.0.0.2' });
     expect(cloud.asked).toContain('metadata.google.internal');
   });
 
   it('refuses every spelling and IPv6 embedding of every metadata address (property)', async () => {
     const property = fc.asyncProperty(metadataSpelling(), async ({ url, literal }) => {
       if (literal !== undefined) expect(refusalOf(literal, true), literal).toBeDefined();
-      await expect(checkWebhook(url, { allowPrivateNetworks: true }), url).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+      await expect(checkAddress(url, { allowPrivateNetworks: true }), url).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
       if (literal !== undefined) {
         const resolve = fakeDns({ 'cloud.example': [literal] });
-        await expect(checkWebhook('http://cloud.example/', { allowPrivateNetworks: true, resolve }), literal).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+        await expect(checkAddress('http://cloud.example/', { allowPrivateNetworks: true, resolve }), literal).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
       }
     });
     await fc.assert(property, { numRuns: 3_000 });
