@@ -1,9 +1,10 @@
 // Finding an A2A agent's card from its URL, and keeping it in the known-agents cache as an
 // A2A-Lite card whose channel is `a2a:<url>`, with what a client needs to call it beside it.
 
-import { LiteError, isLiteError } from '../errors.js';
+import { LiteError } from '../errors.js';
 import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import type { RemoteAccess } from '../model/remote-access.js';
+import { readBody } from '../net/body.js';
 import { idFromName, readRemoteCard, toLiteCard, type RemoteCard } from './remote-card.js';
 
 /** The most a card may hold. */
@@ -106,17 +107,12 @@ async function get(url: string, options: FetchCardOptions): Promise<string | num
     await response.body?.cancel().catch(() => undefined);
     return response.status;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
+  let text: string | undefined;
   try {
-    for await (const chunk of response.body ?? []) {
-      size += chunk.length;
-      if (size > MAX_CARD_BYTES) throw new LiteError('INVALID_CARD', `the card at ${url} is over ${MAX_CARD_BYTES} bytes`, { url });
-      chunks.push(Buffer.from(chunk));
-    }
+    text = await readBody(response.body, MAX_CARD_BYTES);
   } catch (error) {
-    if (isLiteError(error)) throw error;
     throw new LiteError('PEER_UNREACHABLE', `the card at ${url} broke off`, { url }, { cause: error });
   }
-  return Buffer.concat(chunks).toString('utf8');
+  if (text === undefined) throw new LiteError('INVALID_CARD', `the card at ${url} is over ${MAX_CARD_BYTES} bytes`, { url });
+  return text;
 }

@@ -6,6 +6,7 @@ import { LiteError, isLiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
 import type { RemoteInterface } from '../model/remote-access.js';
 import { notA2A, unreachable } from './peer-errors.js';
+import { readBody } from '../net/body.js';
 import { readSse } from '../net/sse.js';
 import type { TransportOptions } from './transport.js';
 
@@ -116,23 +117,15 @@ export class Http {
     if (known !== undefined) return known;
     const length = Number(response.headers.get('content-length') ?? '0');
     if (length > MAX_RESPONSE_BYTES) throw notA2A(this.target, `the answer is ${length} bytes, over the limit of ${MAX_RESPONSE_BYTES}`);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    if (response.body !== null) {
-      try {
-        for await (const chunk of response.body) {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) throw notA2A(this.target, `the answer is over the limit of ${MAX_RESPONSE_BYTES} bytes`);
-          chunks.push(Buffer.from(chunk));
-        }
-      } catch (error) {
-        clearTimeout(this.timers.get(response));
-        if (isLiteError(error)) throw error;
-        throw unreachable(this.target, error, 'the answer broke off');
-      }
+    let text: string | undefined;
+    try {
+      text = await readBody(response.body, MAX_RESPONSE_BYTES);
+    } catch (error) {
+      throw unreachable(this.target, error, 'the answer broke off');
+    } finally {
+      clearTimeout(this.timers.get(response));
     }
-    clearTimeout(this.timers.get(response));
-    const text = Buffer.concat(chunks).toString('utf8');
+    if (text === undefined) throw notA2A(this.target, `the answer is over the limit of ${MAX_RESPONSE_BYTES} bytes`);
     this.bodies.set(response, text);
     return text;
   }

@@ -10,6 +10,7 @@ import type { A2AHandler } from '../a2a/server/http.js';
 import type { HttpRequest } from '../net/http-types.js';
 import { SseParser } from '../net/sse.js';
 import { LiteError } from '../errors.js';
+import { readText } from '../net/body.js';
 import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { Outbox } from './outbox.js';
 import { CLOSE } from './websocket.js';
@@ -250,9 +251,7 @@ async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 're
   }
 }
 
-/** The whole body of a short answer. */
+/** The body of a refusal: the hub's words are short, so more than 64 KiB is no words at all. */
 async function text(response: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').slice(0, 64 * 1024);
+  return readText(response, 64 * 1024).catch(() => '');
 }

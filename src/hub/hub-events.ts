@@ -2,6 +2,7 @@
 // each with a number. `GET /hub/v1/events` streams them; a watcher that reconnects with
 // Last-Event-ID gets those it missed while the hub still holds them (the last 1000).
 
+import { sseComment, sseEvent } from '../net/sse.js';
 import { Channel } from './channel.js';
 
 /** An agent's health as the hub last saw it. */
@@ -104,7 +105,7 @@ export class HubEvents {
     if (after !== undefined && after <= this.seq && after + 1 >= oldest) {
       for (const kept of this.recent) if (kept.seq > after && visible(kept.event, principal)) channel.push(lineOf(kept));
     } else {
-      channel.push(`id: ${this.seq}\nevent: snapshot\ndata: ${JSON.stringify(snapshot())}\n\n`);
+      channel.push(sseEvent(snapshot(), this.seq, 'snapshot'));
     }
     this.watchers.set(channel, principal);
     channel.onClose(() => this.watchers.delete(channel));
@@ -118,7 +119,7 @@ export class HubEvents {
   keepAlive(ms: number): void {
     clearInterval(this.timer);
     this.timer = setInterval(() => {
-      for (const watcher of this.watchers.keys()) watcher.push(': keep-alive\n\n');
+      for (const watcher of this.watchers.keys()) watcher.push(sseComment('keep-alive'));
     }, ms);
     this.timer.unref();
   }
@@ -131,7 +132,7 @@ export class HubEvents {
 }
 
 function lineOf(kept: Kept): string {
-  return (kept.line ??= `id: ${kept.seq}\nevent: ${kept.event.type}\ndata: ${JSON.stringify({ ...kept.event, at: new Date(kept.at).toISOString() })}\n\n`);
+  return (kept.line ??= sseEvent({ ...kept.event, at: new Date(kept.at).toISOString() }, kept.seq, kept.event.type));
 }
 
 /** Agents are everyone's to see; a task only its maker's. */

@@ -4,7 +4,8 @@
 import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import { statusError } from '../a2a/server/http.js';
 import { isLiteError } from '../errors.js';
-import { guardedFetch, readText } from '../net/outbound.js';
+import { readText } from '../net/body.js';
+import { guardedFetch } from '../net/outbound.js';
 import { PRIVATE_HEADERS } from './relay.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;

@@ -5,7 +5,8 @@
 import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardProblem, viewOf, type CardView } from './agent-card-view.js';
-import { guardedFetch, readText } from '../net/outbound.js';
+import { readText } from '../net/body.js';
+import { guardedFetch } from '../net/outbound.js';
 import { VIA_HEADER } from './loop-guard.js';
 import type { HealthBoard } from './health.js';
 import type { HubEvents } from './hub-events.js';

@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
-import { SSE_HEADERS } from '../net/sse.js';
+import { SSE_HEADERS, sseEvent } from '../net/sse.js';
 import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { Channel } from './channel.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
@@ -109,7 +109,7 @@ export class Relay {
   open(agentId: string, baseUrl: string, principal: string, routed: boolean): HttpResponse & { session: string } {
     // Many requests in one turn of the event loop go down in one write.
     const events = new Channel(true);
-    const session = this.start(agentId, baseUrl, principal, { kind: 'event-stream', send: (frame) => events.push(`data: ${JSON.stringify(frame)}\n\n`), end: () => events.end() }, routed);
+    const session = this.start(agentId, baseUrl, principal, { kind: 'event-stream', send: (frame) => events.push(sseEvent(frame)), end: () => events.end() }, routed);
     events.onClose(() => this.closed(session));
     return { status: 200, headers: { ...SSE_HEADERS }, events, session: session.id };
   }

@@ -12,20 +12,13 @@ import { fileNames, resultMessage, statusMessage, wordsOf } from '../lite/task-t
 /** `value` as a JSON object, or undefined when it is none (null, an array, a scalar). */
 export const object = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 
-/**
- * The JSON values in a relayed answer: its body, or each `data:` line of a piece of its stream
- * (`stream`). Text that is not JSON is passed over: the client gets it as it was.
- */
-export function answerValues(text: string, stream: boolean): unknown[] {
-  const values: unknown[] = [];
-  for (const json of stream ? text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5)) : [text]) {
-    try {
-      values.push(JSON.parse(json));
-    } catch {
-      // Not JSON: nothing to read in it.
-    }
+/** The JSON value of a relayed answer or stream event; undefined for text that is not JSON (the client gets it as it was). */
+export function answerValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
-  return values;
 }
 
 /**

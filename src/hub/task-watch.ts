@@ -6,8 +6,9 @@
 // a tenth of the relay's work. Only the newest are kept unread, enough for the tasks listed.
 
 import type { HttpResponse } from '../net/http-types.js';
+import { SseParser } from '../net/sse.js';
 import type { HubEvent, HubEvents, TaskSeen } from './hub-events.js';
-import { answerValues, liteTextOf, object } from './task-lite.js';
+import { answerValue, liteTextOf, object } from './task-lite.js';
 import { watchedEvents } from './watched-events.js';
 
 /** The most tasks remembered for `GET /hub/v1/tasks`; the oldest are forgotten first. */
@@ -15,12 +16,11 @@ const KEPT_TASKS = 500;
 /** The most answers kept unread; the oldest are dropped first. */
 const UNREAD = 2 * KEPT_TASKS;
 
-/** An answer or a stream's piece (`stream`: lines of events), as relayed at `at`. */
+/** An answer, or the data of one event of a stream, as relayed at `at`. */
 interface Unread {
   agentId: string;
   principal: string;
   text: string;
-  stream: boolean;
   at: number;
 }
 
@@ -44,10 +44,19 @@ export class TaskWatch {
   /** `response` to `principal` as it was, reading it on its way to the client. */
   tap(agentId: string, principal: string, response: HttpResponse): HttpResponse {
     if ('body' in response) {
-      if (/json/i.test(response.headers['content-type'] ?? '')) this.note({ agentId, principal, text: response.body, stream: false, at: Date.now() });
+      if (/json/i.test(response.headers['content-type'] ?? '')) this.note({ agentId, principal, text: response.body, at: Date.now() });
       return response;
     }
-    const read = (chunk: string): void => this.note({ agentId, principal, text: chunk, stream: true, at: Date.now() });
+    // Each event read whole however the stream was cut; a stream the reader refuses (an event
+    // over its limit) is no longer watched, and still reaches its client as it is.
+    let parser: SseParser | undefined = new SseParser();
+    const read = (chunk: string): void => {
+      try {
+        for (const event of parser?.push(chunk) ?? []) this.note({ agentId, principal, text: event.data, at: Date.now() });
+      } catch {
+        parser = undefined;
+      }
+    };
     return { ...response, events: watchedEvents(response.events, { chunk: read }) };
   }
 
@@ -77,8 +86,9 @@ export class TaskWatch {
     for (const answer of unread) this.readAnswer(answer);
   }
 
-  private readAnswer({ agentId, principal, text, stream, at }: Unread): void {
-    for (const value of answerValues(text, stream)) this.read(agentId, principal, value, at);
+  private readAnswer({ agentId, principal, text, at }: Unread): void {
+    const value = answerValue(text);
+    if (value !== undefined) this.read(agentId, principal, value, at);
   }
 
   private read(agentId: string, principal: string, value: unknown, at: number): void {

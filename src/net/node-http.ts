@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ERROR_TABLE } from '../errors.js';
+import { readBody } from './body.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http-types.js';
 import { A2A_JSON } from '../media-types.js';
 
@@ -178,39 +179,6 @@ function flatHeaders(raw: IncomingMessage['headers']): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
-}
-
-/** The body as text, or undefined once it is over `max` bytes. */
-function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > max) {
-        done();
-        resolve(undefined);
-      } else {
-        chunks.push(chunk);
-      }
-    };
-    const onEnd = (): void => {
-      done();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    };
-    const onError = (error: Error): void => {
-      done();
-      reject(error);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
 }
 
 async function write(res: ServerResponse, response: HttpResponse, head: boolean, goneSignal: () => AbortSignal, maxBacklog: number): Promise<void> {

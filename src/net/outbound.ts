@@ -39,18 +39,3 @@ export async function guardedFetch(url: string, options: GuardedRequest): Promis
     req.end(options.body);
   });
 }
-
-/** The whole body as text, refused past `max` bytes. */
-export async function readText(response: IncomingMessage, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      response.destroy();
-      throw new LiteError('INPUT_TOO_LARGE', `the answer is over ${max} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}

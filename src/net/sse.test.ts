@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isLiteError } from '../errors.js';
-import { SseParser, readSse, type SseEvent } from './sse.js';
+import { SseParser, readSse, sseComment, sseEvent, type SseEvent } from './sse.js';
 
 const all = (chunks: readonly string[], max?: number): SseEvent[] => {
   const parser = new SseParser(max === undefined ? {} : { maxEventBytes: max });
@@ -108,5 +108,22 @@ describe('readSse', () => {
     const events: SseEvent[] = [];
     for await (const event of readSse(body())) events.push(event);
     expect(events).toEqual([{ event: 'message', data: '你好，世界', id: '' }]);
+  });
+});
+
+describe('sseEvent', () => {
+  it('writes what the reader reads back, id and name included', () => {
+    const value = { text: 'line one\nline two', n: 1 };
+    const written = sseEvent(value, 7, 'update') + sseComment('keep-alive') + sseEvent([1, 2]);
+    expect(written).toBe('id: 7\nevent: update\ndata: {"text":"line one\\nline two","n":1}\n\n: keep-alive\n\ndata: [1,2]\n\n');
+    expect(all([written]).map((e) => ({ ...e, data: JSON.parse(e.data) as unknown }))).toEqual([
+      { event: 'update', data: value, id: '7' },
+      { event: 'message', data: [1, 2], id: '7' },
+    ]);
+  });
+
+  it('refuses an id or a name that would start a field of its own', () => {
+    expect(() => sseEvent({}, '1\ndata: x')).toThrow(/line break/);
+    expect(() => sseEvent({}, undefined, 'a\rb')).toThrow(/line break/);
   });
 });

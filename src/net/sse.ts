@@ -44,6 +44,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * sseEvent({ a: 1 }, 7); // 'id: 7\ndata: {"a":1}\n\n'
  */
 export function sseEvent(value: unknown, id?: number | string, event?: string): string {
+  // A line break in a field would start a field of the reader's choosing.
+  if (/[\r\n]/.test(`${id ?? ''}${event ?? ''}`)) throw new LiteError('INTERNAL', 'an event id or name holds a line break');
   const data = `data: ${JSON.stringify(value)}\n\n`;
   const named = event === undefined ? data : `event: ${event}\n${data}`;
   return id === undefined ? named : `id: ${id}\n${named}`;

@@ -1,12 +1,13 @@
 // The web-standard adapter: `fetch(Request) → Response`, for Bun, Deno and edge runtimes.
 
 import type { A2AHandler } from '../a2a/server/http.js';
+import { readBody } from '../net/body.js';
 import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/node-http.js';
 
 export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request) => {
-    const body = await readLimited(request, max);
+    const body = await readBody(request.body, max);
     if (body === undefined) {
       return new Response(JSON.stringify(tooLargeBody(max)), { status: 413, headers: STATUS_ERROR_HEADERS });
     }
@@ -33,23 +34,4 @@ export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: numb
     });
     return new Response(stream, { status: response.status, headers: response.headers });
   };
-}
-
-/** The body as text, or undefined when it is over `max` bytes. */
-async function readLimited(request: Request, max: number): Promise<string | undefined> {
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

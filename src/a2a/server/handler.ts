@@ -171,7 +171,7 @@ function sse(id: RpcId, version: Version, events: AsyncIterable<StreamItem>, sig
   return mapEvents(events, (item) => sseEvent({ jsonrpc: '2.0', id, result: item.json }, item.seq), {
     onError: (error) => {
       report(error);
-      return `event: error\n${sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) })}`;
+      return sseEvent({ jsonrpc: '2.0', id, error: failure(version, error) }, undefined, 'error');
     },
     signal,
   });

@@ -20,7 +20,7 @@ export interface MapEventsOptions<U, T = unknown> {
  *
  * @example
  * const lines = mapEvents(taskEvents, (event) => sseEvent(eventToV1(event)), {
- *   onError: (error) => `event: error\n${sseEvent(errorBody(error))}`,
+ *   onError: (error) => sseEvent(errorBody(error), undefined, 'error'),
  * });
  */
 export function mapEvents<T, U>(source: AsyncIterable<T>, fn: (event: T) => U, options: MapEventsOptions<U, T> = {}): AsyncIterable<U> {

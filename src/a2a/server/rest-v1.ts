@@ -271,7 +271,7 @@ function readQuery(query: URLSearchParams, fields: Readonly<Record<string, Query
 function sse(events: AsyncIterable<StreamItem>, signal: AbortSignal | undefined, report: (error: unknown) => void): AsyncIterable<string> {
   const onError = (error: unknown): string => {
     report(error);
-    return `event: error\n${sseEvent(statusBody(error))}`;
+    return sseEvent(statusBody(error), undefined, 'error');
   };
   return mapEvents(events, (item) => sseEvent(item.json, item.seq), { onError, signal });
 }
