@@ -1,10 +1,12 @@
 // Finding an A2A agent's card from its URL, and keeping it in the known-agents cache as an
 // A2A-Lite card whose channel is `a2a:<url>`, with what a client needs to call it beside it.
 
-import { LiteError } from '../errors.js';
+import { LiteError, isLiteError } from '../errors.js';
 import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import type { RemoteAccess } from '../model/remote-access.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
 import { readBody } from '../net/body.js';
+import { outboundFetch, type Fetch } from '../net/outbound-fetch.js';
 import { idFromName, readRemoteCard, toLiteCard, type RemoteCard } from './remote-card.js';
 
 /** The most a card may hold. */
@@ -12,7 +14,13 @@ const MAX_CARD_BYTES = 1024 * 1024;
 const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'];
 
 export interface FetchCardOptions {
-  fetch?: typeof fetch;
+  /**
+   * Check the address of the card's URL and of every redirect before connecting (and connect to
+   * the address checked); a refusal is the guard's error (FORBIDDEN unless it words its own).
+   */
+  guard?: AddressGuardOptions;
+  /** Sends the requests instead of the outbound request (tests); `guard` is then not applied. */
+  fetch?: Fetch;
   timeoutMs?: number;
 }
 
@@ -25,14 +33,16 @@ export interface Discovered {
 /**
  * Fetches the agent card of the agent at `url`: the URL itself when it names a `.json` file,
  * else `/.well-known/agent-card.json` below it (then at its origin), falling back to the older
- * `/.well-known/agent.json`. Throws PEER_UNREACHABLE, INVALID_CARD or PEER_ERROR.
+ * `/.well-known/agent.json`. Redirects are followed (a few), each checked by `options.guard`.
+ * Throws PEER_UNREACHABLE, INVALID_CARD or PEER_ERROR, or the guard's refusal.
  */
 export async function fetchAgentCard(url: string, options: FetchCardOptions = {}): Promise<Discovered> {
   const base = parseBase(url);
   const candidates = candidateUrls(base);
   const misses: string[] = [];
+  const fetcher = options.fetch ?? outboundFetch(options.guard);
   for (const candidate of candidates) {
-    const text = await get(candidate, options);
+    const text = await get(candidate, fetcher, options.timeoutMs);
     if (typeof text === 'number') {
       misses.push(`${candidate} (HTTP ${text})`);
       continue;
@@ -95,11 +105,12 @@ function trimSlash(url: string): string {
 }
 
 /** The body of a GET, or the status when it is not 200. */
-async function get(url: string, options: FetchCardOptions): Promise<string | number> {
+async function get(url: string, fetcher: Fetch, timeoutMs = 15_000): Promise<string | number> {
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(options.timeoutMs ?? 15_000), redirect: 'follow' });
+    response = await fetcher(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
   } catch (error) {
+    if (isLiteError(error)) throw error;
     const cause = (error as { cause?: { code?: string } }).cause;
     throw new LiteError('PEER_UNREACHABLE', `could not reach ${url}: ${cause?.code ?? (error as Error).message}`, { url }, { cause: error });
   }

@@ -7,6 +7,7 @@ import { jsonDepth } from '../json-depth.js';
 import type { RemoteInterface } from '../model/remote-access.js';
 import { notA2A, unreachable } from './peer-errors.js';
 import { readBody } from '../net/body.js';
+import { outboundFetch, type Fetch } from '../net/outbound-fetch.js';
 import { readSse } from '../net/sse.js';
 import type { TransportOptions } from './transport.js';
 
@@ -25,7 +26,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The plumbing every transport shares: timeouts, credentials, size limits, error mapping. */
 export class Http {
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: Fetch;
   private readonly timeoutMs: number;
   private readonly bodies = new WeakMap<Response, string>();
   /** The timeout still running while a body is read. */
@@ -35,7 +36,9 @@ export class Http {
     private readonly target: RemoteInterface,
     private readonly options: TransportOptions,
   ) {
-    this.fetchImpl = options.fetch ?? fetch;
+    // The credential's header, when it is not Authorization or Cookie, is a secret too.
+    const apiKey = options.security?.bearer ? undefined : options.security?.apiKey;
+    this.fetchImpl = options.fetch ?? outboundFetch(options.guard, apiKey?.in === 'header' ? { secretHeaders: [apiKey.name] } : {});
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -82,6 +85,8 @@ export class Http {
     } catch (error) {
       clearTimeout(timeout);
       if (signal?.aborted) throw signal.reason ?? error;
+      // The address guard's refusal, or an address that does not resolve: said as it is.
+      if (isLiteError(error)) throw error;
       if (timer.signal.aborted) throw unreachable(this.target, error, `no answer within ${timeoutMs / 1000} s`);
       // A TypeError with no cause is the request refused before it went out (a header value
       // fetch will not send): its message may quote the value, which may be the credential.

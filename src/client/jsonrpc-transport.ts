@@ -6,6 +6,7 @@ import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire/v1.js';
 import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire/v03.js';
 import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
+import { readRpcReply, rpcRequest } from '../net/jsonrpc.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { httpError, notA2A, peerError, read } from './peer-errors.js';
 import { idempotencyHeaders, numbered, resumeHeaders, type Outcome, type SendOptions, type Transport } from './transport.js';
@@ -96,7 +97,7 @@ export class JsonRpc implements Transport {
     const id = (this.counter += 1);
     // A 1.0 interface that names a tenant gets it in every request (spec 1.0, §8.3).
     const withTenant = this.target.tenant === undefined ? params : { ...params, tenant: this.target.tenant };
-    return { id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: withTenant }) };
+    return { id, body: rpcRequest(id, method, withTenant) };
   }
 
   private async call(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number, headers: Record<string, string> = {}): Promise<unknown> {
@@ -122,10 +123,8 @@ export class JsonRpc implements Transport {
 
 /** The result of a JSON-RPC response, or its error as a LiteError. */
 function rpcResult(reply: unknown, id: number, target: RemoteInterface, httpStatus?: number): unknown {
-  if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) throw notA2A(target, 'the answer is not a JSON-RPC response object');
-  const response = reply as Record<string, unknown>;
-  if (response.error !== undefined) throw peerError(response.error, target, httpStatus !== undefined && httpStatus >= 400 ? httpStatus : undefined);
-  if (!('result' in response)) throw notA2A(target, 'the JSON-RPC response has neither result nor error');
-  if (response.id !== id && response.id !== String(id)) throw notA2A(target, `the JSON-RPC response answers request ${JSON.stringify(response.id)}, not ${id}`);
-  return response.result;
+  const read = readRpcReply(reply, id);
+  if (read.kind === 'error') throw peerError(read.error, target, httpStatus !== undefined && httpStatus >= 400 ? httpStatus : undefined);
+  if (read.kind === 'invalid') throw notA2A(target, read.problem);
+  return read.result;
 }

@@ -7,7 +7,7 @@ import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import { cacheDiscovered, fetchAgentCard, type FetchCardOptions } from './discover.js';
 import type { RemoteAccess } from '../model/remote-access.js';
 import { openTransport } from './open-transport.js';
-import type { Credential, Transport } from './transport.js';
+import type { Credential, Transport, TransportOptions } from './transport.js';
 
 export interface Peer {
   id: string;
@@ -63,14 +63,16 @@ export function credentialFor(peer: Peer | undefined, env: NodeJS.ProcessEnv, fl
   return { token };
 }
 
-/** The transport for the interface a2a-lite prefers among those the agent offers. */
-export function transportFor(peer: Peer, credential: Credential | undefined, timeoutMs?: number): Transport {
+/**
+ * The transport for the interface a2a-lite prefers among those the agent offers; with `guard`,
+ * every request it makes has its address checked when it connects.
+ */
+export function transportFor(peer: Peer, credential: Credential | undefined, options: Pick<TransportOptions, 'timeoutMs' | 'guard'> = {}): Transport {
   const target = peer.access.interfaces[0];
   if (target === undefined) throw new LiteError('INVALID_CARD', `the cached card of ${peer.id} lists no interface; run a2a-lite discover again`);
-  const options: Parameters<typeof openTransport>[1] = { security: peer.access.security };
-  if (credential !== undefined) options.credential = credential;
-  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  return openTransport(target, options);
+  const made: TransportOptions = { security: peer.access.security, ...options };
+  if (credential !== undefined) made.credential = credential;
+  return openTransport(target, made);
 }
 
 export interface Choice {

@@ -12,6 +12,7 @@ import type { TaskRecord } from '../home/task-record.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
 import { TASK_ID } from '../protocol/validate.js';
 import type { SavedFile } from './downloads.js';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from './peer.js';
@@ -66,6 +67,8 @@ export interface SendRequest {
   recordParams?: Record<string, string>;
   /** Note in the agent's cache entry that it answered (default true; a plan notes it once per agent). */
   markAnswered?: boolean;
+  /** Check the address of every request (the card's, the agent's, each redirect) when it connects. */
+  guard?: AddressGuardOptions;
 }
 
 export interface SendListener {
@@ -111,7 +114,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
     if (!isUrl(request.target) && stores.agents.find(request.target) === undefined) {
       throw new LiteError('AGENT_NOT_FOUND', `send: "${request.target}" is neither a URL nor a known agent; give a URL, an id from a2a-lite agents list, or a skill`, { agent: request.target });
     }
-    peer = await resolvePeer(request.target, stores.agents, request.tokenEnv === undefined ? {} : { tokenEnv: request.tokenEnv });
+    peer = await resolvePeer(request.target, stores.agents, { ...(request.tokenEnv === undefined ? {} : { tokenEnv: request.tokenEnv }), ...(request.guard === undefined ? {} : { guard: request.guard }) });
   } else if (request.skill !== undefined) {
     const choice = chooseBySkill(stores.agents, request.skill);
     peer = choice.peer;
@@ -123,7 +126,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const attach = request.attach ?? [];
   if (text === '' && attach.length === 0) throw new LiteError('USAGE', 'send: give the task text, or attach a file');
 
-  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv));
+  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv), request.guard === undefined ? {} : { guard: request.guard });
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];

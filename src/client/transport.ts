@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { RemoteAccess, RemoteInterface } from '../model/remote-access.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
+import type { Fetch } from '../net/outbound-fetch.js';
 
 /** A credential to present, read from the environment by the caller; never stored. */
 export interface Credential {
@@ -17,7 +19,14 @@ export interface TransportOptions {
   security?: RemoteAccess['security'];
   /** Milliseconds a request (not a stream) may take. */
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  /**
+   * Check the address of every request (calls, streams) before connecting, and connect to the
+   * address checked: loopback and private networks refused unless allowed, link-local and cloud
+   * metadata always. A refusal is the guard's error (FORBIDDEN unless it words its own).
+   */
+  guard?: AddressGuardOptions;
+  /** Sends the requests instead of the outbound request (tests); `guard` is then not applied. */
+  fetch?: Fetch;
 }
 
 export interface SendOptions {

@@ -7,6 +7,9 @@ import { sendTask, type SendListener, type SendRequest, type SendResult } from '
 import { isLiteError, LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import type { KnownAgent } from '../home/known-agents.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
+import { readBody } from '../net/body.js';
+import { outboundFetch, type Fetch } from '../net/outbound-fetch.js';
 
 export interface HubCandidate {
   id: string;
@@ -19,8 +22,14 @@ export interface HubCandidate {
 export interface HubCallOptions {
   /** The hub's token (the agents' endpoints at the hub take the same one). */
   token?: string;
-  fetch?: typeof fetch;
+  /** Check the address of every request (the hub's, the agents' at it) when it connects. */
+  guard?: AddressGuardOptions;
+  /** Sends the hub's requests instead of the outbound request (tests); `guard` is then not applied to them. */
+  fetch?: Fetch;
 }
+
+/** The most a hub's answer (a list of agents) may hold. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /** Errors that mean the agent never took the task, so another may: down, unreachable, overloaded. */
 const FAILOVER_CODES = new Set(['PEER_UNREACHABLE', 'PEER_ERROR', 'STORE_FULL', 'LEDGER_BUSY']);
@@ -48,7 +57,7 @@ export async function sendThroughHub(stores: Stores, hubUrl: string, request: Se
     listener.onChoice?.(`hub chose ${candidate.id} (${candidate.name}) for "${request.skill}": ${candidate.why}${rest > 0 ? `; ${rest} more to try if it fails` : ''}`);
     try {
       // Straight on to the next candidate: the hub has already held the send for a while.
-      return await sendTask(stores, { sendRetries: 0, ...request, target: candidate.url }, listener);
+      return await sendTask(stores, { sendRetries: 0, ...request, target: candidate.url, ...(options.guard === undefined ? {} : { guard: options.guard }) }, listener);
     } catch (error) {
       if (!isLiteError(error) || !FAILOVER_CODES.has(error.code) || rest === 0) {
         if (errors.length > 0 && isLiteError(error)) throw new LiteError(error.code, `${error.message} (tried before: ${errors.join('; ')})`);
@@ -67,7 +76,7 @@ export async function discoverFromHub(stores: Stores, hubUrl: string, skill: str
   const agents = (body as { agents?: { url: string }[] }).agents ?? [];
   const known: KnownAgent[] = [];
   for (const agent of agents) {
-    const found = await fetchAgentCard(agent.url, options.fetch === undefined ? {} : { fetch: options.fetch });
+    const found = await fetchAgentCard(agent.url, { ...(options.fetch === undefined ? {} : { fetch: options.fetch }), ...(options.guard === undefined ? {} : { guard: options.guard }) });
     known.push(cacheDiscovered(stores.agents, found, options.tokenEnv === undefined ? {} : { tokenEnv: options.tokenEnv }).agent);
   }
   return known;
@@ -77,11 +86,19 @@ async function hubGet(hubUrl: string, path: string, options: HubCallOptions): Pr
   const url = `${hubUrl.replace(/\/+$/, '')}${path}`;
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(url, { headers: { accept: 'application/json', ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }) }, signal: AbortSignal.timeout(15_000) });
+    response = await (options.fetch ?? outboundFetch(options.guard))(url, { headers: { accept: 'application/json', ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }) }, signal: AbortSignal.timeout(15_000) });
   } catch (error) {
-    throw new LiteError('PEER_UNREACHABLE', `cannot reach the hub at ${hubUrl}: ${(error as Error).message}`);
+    if (isLiteError(error)) throw error;
+    const cause = (error as { cause?: { code?: string } }).cause;
+    throw new LiteError('PEER_UNREACHABLE', `cannot reach the hub at ${hubUrl}: ${cause?.code ?? (error as Error).message}`);
   }
-  const text = await response.text();
+  let text: string | undefined;
+  try {
+    text = await readBody(response.body, MAX_ANSWER_BYTES);
+  } catch (error) {
+    throw new LiteError('PEER_UNREACHABLE', `the hub at ${hubUrl} stopped answering: ${(error as Error).message}`);
+  }
+  if (text === undefined) throw new LiteError('PEER_ERROR', `the hub at ${hubUrl} answered with more than ${MAX_ANSWER_BYTES} bytes`);
   if (response.status === 401) throw new LiteError('AUTH_REQUIRED', `the hub at ${hubUrl} wants a token: pass --token-env NAME`);
   let body: unknown;
   try {

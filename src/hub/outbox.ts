@@ -2,30 +2,23 @@
 // frames sent in order, as many a post as have queued while the last post was out, on one
 // kept-alive connection.
 
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { keptAliveAgents, request } from '../net/outbound.js';
 import { MAX_FRAMES_PER_POST, type UpFrame } from './frames.js';
 
 /** A post is closed once it holds this much (a single larger frame goes alone). */
 const POST_BYTES = 8 * 1024 * 1024;
 
 /** Connections kept open for the posts: one post follows another all the time under load. */
-const keptAlive = { http: new HttpAgent({ keepAlive: true, maxSockets: 1 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 1 }) };
+const keptAlive = keptAliveAgents({ maxSockets: 1 });
 
-/** POSTs `body` and reads the answer away; node:http, which costs less per post than fetch. */
-function post(url: string, body: string, auth: Record<string, string>): Promise<void> {
-  const secure = url.startsWith('https:');
-  return new Promise((resolve, reject) => {
-    const send = secure ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', agent: secure ? keptAlive.https : keptAlive.http, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...auth } }, (res) => {
-      res.resume();
-      res.on('end', resolve);
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    // Small posts one after another: Nagle's wait for the last one's ACK would add a delay to each.
-    req.setNoDelay(true);
-    req.end(body);
+/** POSTs `body` and reads the answer away. */
+async function post(url: string, body: string, auth: Record<string, string>): Promise<void> {
+  // Small posts one after another: Nagle's wait for the last one's ACK would add a delay to each.
+  const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body, agents: keptAlive, noDelay: true });
+  await new Promise<void>((resolve, reject) => {
+    answer.resume();
+    answer.on('end', resolve);
+    answer.on('error', reject);
   });
 }
 

@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import { statusError } from '../a2a/server/http.js';
 import { isLiteError } from '../errors.js';
 import { readText } from '../net/body.js';
-import { guardedFetch } from '../net/outbound.js';
+import { requestAgent } from './agent-request.js';
 import { PRIVATE_HEADERS } from './relay.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -18,15 +18,17 @@ export async function forwardTo(base: string, request: HttpRequest, path: string
   const url = `${base}${path === '/' && !base.endsWith('/') ? '' : path}${query === '' ? '' : `?${query}`}`;
   let response;
   try {
-    response = await guardedFetch(url, {
-      method: request.method,
-      headers,
-      ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
+    // A blocking send may take as long as its task: no timeout.
+    response = await requestAgent(
+      url,
+      {
+        method: request.method,
+        headers,
+        ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      },
       allowPrivate,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      // A blocking send may take as long as its task: only the connection is timed.
-      timeoutMs: 0,
-    });
+    );
   } catch (error) {
     return statusError(502, 'UNAVAILABLE', isLiteError(error) ? error.message : 'the agent could not be reached');
   }

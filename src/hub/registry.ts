@@ -6,7 +6,7 @@ import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardProblem, viewOf, type CardView } from './agent-card-view.js';
 import { readText } from '../net/body.js';
-import { guardedFetch } from '../net/outbound.js';
+import { requestAgent } from './agent-request.js';
 import { VIA_HEADER } from './loop-guard.js';
 import type { HealthBoard } from './health.js';
 import type { HubEvents } from './hub-events.js';
@@ -192,7 +192,7 @@ export class Registry {
     const failed = (code: 'PEER_UNREACHABLE' | 'PEER_ERROR', why: string): LiteError => new LiteError(code, `the agent card could not be fetched from ${url}: ${why}`, { cardUrl: url });
     let text: string;
     try {
-      const response = await guardedFetch(url, { allowPrivate: this.allowPrivate, headers: { accept: 'application/json', ...(this.via === '' ? {} : { [VIA_HEADER]: this.via }) } });
+      const response = await requestAgent(url, { headers: { accept: 'application/json', ...(this.via === '' ? {} : { [VIA_HEADER]: this.via }) }, timeoutMs: 10_000 }, this.allowPrivate);
       if (response.statusCode !== 200) {
         response.resume();
         throw failed('PEER_ERROR', `it answered HTTP ${response.statusCode}`);

@@ -3,7 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkAddress, ipBytes, pinnedLookup, refusalOf, type Resolver } from './address-guard.js';
+import { checkAddress, pinnedLookup, type Resolver } from './address-guard.js';
+import { ipBytes, refusalOf } from './address-ranges.js';
+import { LiteError } from '../errors.js';
 
 /** A resolver that answers from a table, and counts what it was asked. */
 function fakeDns(table: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -23,64 +25,6 @@ const dns = fakeDns({
   'internal.example': ['10.20.30.40'],
   'mixed.example': ['93.184.215.14', '192.168.1.10'],
   'mapped.example': ['::ffff:169.254.169.254'],
-});
-
-describe('refusalOf', () => {
-  it.each([
-    ['127.0.0.1', 'loopback'],
-    ['127.255.255.254', 'loopback'],
-    ['10.0.0.1', 'private'],
-    ['172.16.0.1', 'private'],
-    ['172.31.255.255', 'private'],
-    ['192.168.0.1', 'private'],
-    ['169.254.169.254', 'link-local'],
-    ['100.64.0.1', 'carrier-grade NAT'],
-    ['0.0.0.0', 'unspecified'],
-    ['224.0.0.251', 'multicast'],
-    ['255.255.255.255', 'reserved'],
-    ['::1', 'loopback'],
-    ['::', 'unspecified'],
-    ['fe80::1', 'link-local'],
-    ['fd00:ec2::254', 'cloud metadata'],
-    ['fd00::1', 'unique local (private)'],
-    ['fc00::1', 'unique local (private)'],
-    ['ff02::1', 'multicast'],
-    ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
-    ['::ffff:7f00:1', 'IPv4-mapped loopback'],
-    ['::ffff:a9fe:a9fe', 'IPv4-mapped link-local'],
-    ['::ffff:0:10.0.0.1', 'IPv4-translated private'],
-    ['::127.0.0.1', 'IPv4-compatible loopback'],
-    ['::c0a8:1', 'IPv4-compatible private'],
-    ['64:ff9b::127.0.0.1', 'NAT64 loopback'],
-    ['64:ff9b::a00:1', 'NAT64 private'],
-    ['64:ff9b:1::1', 'local NAT64'],
-    ['2002:7f00:1::1', '6to4 loopback'],
-    ['2002:c0a8:101::', '6to4 private'],
-    ['2001:0:4136:e378::1', 'Teredo'],
-    ['not-an-ip', 'not an IP address'],
-  ])('refuses %s (%s)', (address, reason) => {
-    expect(refusalOf(address)).toBe(reason);
-  });
-
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1'])(
-    'allows the public address %s',
-    (address) => {
-      expect(refusalOf(address)).toBeUndefined();
-    },
-  );
-
-  it('allows private ranges when the operator does, but never unspecified, multicast, reserved, link-local or metadata', () => {
-    for (const address of ['127.0.0.1', '10.1.1.1', '::1', 'fd00::1', '::ffff:127.0.0.1', '100.64.0.1', '64:ff9b:1::a00:1']) expect(refusalOf(address, true), address).toBeUndefined();
-    for (const address of ['0.0.0.0', '::', '224.0.0.1', 'ff02::1', '255.255.255.255', '::ffff:0.0.0.0', 'fe80::1', '169.254.1.1']) expect(refusalOf(address, true), address).toBeDefined();
-  });
-
-  it('reads every IPv6 spelling to the same bytes', () => {
-    const hex = (address: string) => Buffer.from(ipBytes(address) as Uint8Array).toString('hex');
-    expect(hex('::ffff:127.0.0.1')).toBe(hex('0:0:0:0:0:ffff:7f00:0001'));
-    expect(hex('1:2:3:4:5:6:7.8.9.10')).toBe('0001000200030004000500060708090a');
-    expect(hex('fe80::')).toBe('fe800000000000000000000000000000');
-    expect(ipBytes('example.com')).toBeUndefined();
-  });
 });
 
 describe('checkAddress with private networks refused (the default)', () => {
@@ -111,17 +55,33 @@ describe('checkAddress with private networks refused (the default)', () => {
     ['a name with one private address among public ones', 'https://mixed.example/', 'private'],
     ['a name that resolves to IPv4-mapped metadata', 'https://mapped.example/', 'IPv4-mapped link-local'],
   ])('refuses %s: %s', async (_what, url, reason) => {
-    await expect(checkAddress(url, { resolve: dns })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', details: { reason } });
+    await expect(checkAddress(url, { resolve: dns })).rejects.toMatchObject({ code: 'FORBIDDEN', details: { reason } });
   });
 
   it('says how to allow it, and names the address a host resolved to', async () => {
     await expect(checkAddress('https://rebind.example/', { resolve: dns })).rejects.toMatchObject({
-      message: expect.stringMatching(/"rebind.example" \(127.0.0.1\).*loopback.*--allow-private-webhooks/),
+      message: 'no request may go to "rebind.example" (127.0.0.1): it is a loopback address; private networks are not allowed here',
     });
   });
 
+  it('words the refusal as the caller asks, with everything it needs to', async () => {
+    const refuse = ({ url, address, reason, allowable }: { url: URL; address: string; reason: string; allowable: boolean }) =>
+      new LiteError('WEBHOOK_REFUSED', `${url.host} → ${address}: ${reason}${allowable ? ' (allowable)' : ''}`);
+    await expect(checkAddress('https://rebind.example:8/', { resolve: dns, refuse })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', message: 'rebind.example:8 → 127.0.0.1: loopback (allowable)' });
+    await expect(checkAddress('http://169.254.169.254/', { refuse })).rejects.toMatchObject({ message: '169.254.169.254 → 169.254.169.254: link-local' });
+  });
+
+  it('allows the private addresses of the host names it is told to, and no others', async () => {
+    const options = { resolve: dns, allowPrivateHosts: ['Rebind.Example.'] };
+    await expect(checkAddress('https://rebind.example/', options)).resolves.toMatchObject({ address: '127.0.0.1' });
+    await expect(checkAddress('https://internal.example/', options)).rejects.toMatchObject({ code: 'FORBIDDEN', details: { reason: 'private' } });
+    await expect(checkAddress('http://127.0.0.1/', options)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    const metadata = fakeDns({ 'trusted.example': ['169.254.169.254'] });
+    await expect(checkAddress('http://trusted.example/', { resolve: metadata, allowPrivateHosts: ['trusted.example'] })).rejects.toMatchObject({ details: { reason: 'link-local' } });
+  });
+
   it('refuses localhost by name with the system resolver too', async () => {
-    await expect(checkAddress('http://localhost:1/')).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+    await expect(checkAddress('http://localhost:1/')).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
   it('passes a public name, pinned to its first address', async () => {
@@ -152,8 +112,8 @@ describe('checkAddress with private networks allowed', () => {
   });
 
   it('still refuses 0.0.0.0 and multicast', async () => {
-    await expect(checkAddress('http://0.0.0.0/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
-    await expect(checkAddress('http://[ff02::1]/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+    await expect(checkAddress('http://0.0.0.0/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(checkAddress('http://[ff02::1]/', { allowPrivateNetworks: true })).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 });
 
@@ -225,8 +185,8 @@ describe('link-local and cloud metadata addresses, refused even with private net
   it('leaves the other private ranges allowed, and says that no setting allows metadata', async () => {
     await expect(checkAddress('http://127.0.0.1:9/', { allowPrivateNetworks: true })).resolves.toMatchObject({ address: '127.0.0.1' });
     await expect(checkAddress('http://[fd00:ec2::254]/latest/meta-data/', { allowPrivateNetworks: true })).rejects.toMatchObject({
-      code: 'WEBHOOK_REFUSED',
-      message: 'webhooks may not go to "fd00:ec2::254": it is a cloud metadata address; no setting allows it',
+      code: 'FORBIDDEN',
+      message: 'no request may go to "fd00:ec2::254": it is a cloud metadata address; no setting allows it',
     });
   });
 
@@ -246,7 +206,7 @@ describe('link-local and cloud metadata addresses, refused even with private net
       ['instance-data.ec2.internal', 'NAT64 link-local'],
       ['wireserver.example', 'cloud metadata'],
     ] as const) {
-      await expect(checkAddress(`http://${name}/`, { allowPrivateNetworks: true, resolve: cloud }), name).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED', details: { reason } });
+      await expect(checkAddress(`http://${name}/`, { allowPrivateNetworks: true, resolve: cloud }), name).rejects.toMatchObject({ code: 'FORBIDDEN', details: { reason } });
     }
     await expect(checkAddress('http://lan.example/', { allowPrivateNetworks: true, resolve: cloud })).resolves.toMatchObject({ address: '10.0.0.2' });
     expect(cloud.asked).toContain('metadata.google.internal');
@@ -255,10 +215,10 @@ describe('link-local and cloud metadata addresses, refused even with private net
   it('refuses every spelling and IPv6 embedding of every metadata address (property)', async () => {
     const property = fc.asyncProperty(metadataSpelling(), async ({ url, literal }) => {
       if (literal !== undefined) expect(refusalOf(literal, true), literal).toBeDefined();
-      await expect(checkAddress(url, { allowPrivateNetworks: true }), url).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+      await expect(checkAddress(url, { allowPrivateNetworks: true }), url).rejects.toMatchObject({ code: 'FORBIDDEN' });
       if (literal !== undefined) {
         const resolve = fakeDns({ 'cloud.example': [literal] });
-        await expect(checkAddress('http://cloud.example/', { allowPrivateNetworks: true, resolve }), literal).rejects.toMatchObject({ code: 'WEBHOOK_REFUSED' });
+        await expect(checkAddress('http://cloud.example/', { allowPrivateNetworks: true, resolve }), literal).rejects.toMatchObject({ code: 'FORBIDDEN' });
       }
     });
     await fc.assert(property, { numRuns: 3_000 });

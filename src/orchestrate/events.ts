@@ -2,6 +2,7 @@
 // status updates), and what a whole run and one of its subtasks share while they work.
 
 import type { Stores } from '../home/stores.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
 import type { Limiter } from './limiter.js';
 import type { RunRecord, RunState, RunStore, SavedFileRef, SubtaskState } from './run-state.js';
 import type { Targets } from './targets.js';
@@ -45,4 +46,6 @@ export interface RunContext {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   emit(event: RunEvent): void;
+  /** Checks the address of every request of the run (agents, the hub) when it connects. */
+  guard?: AddressGuardOptions;
 }

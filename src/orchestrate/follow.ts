@@ -8,12 +8,15 @@ import { followTask } from '../client/remote-task.js';
 import type { SendResult } from '../client/send-task.js';
 import type { Stores } from '../home/stores.js';
 import type { Task } from '../model/task.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
 
 export interface FollowRequest {
   peer: Peer;
   taskId: string;
   env: NodeJS.ProcessEnv;
   tokenEnv?: string;
+  /** Checks the address of every request when it connects. */
+  guard?: AddressGuardOptions;
   waitMs: number;
   signal: AbortSignal;
   onTask(task: Task, progress: number | undefined): void;
@@ -21,7 +24,7 @@ export interface FollowRequest {
 
 /** Follows task `taskId` at `peer` until it ends (or asks), like `sendTask` after its send. */
 export async function followSubtask(stores: Stores, request: FollowRequest): Promise<SendResult> {
-  const transport = transportFor(request.peer, credentialFor(request.peer, request.env, request.tokenEnv));
+  const transport = transportFor(request.peer, credentialFor(request.peer, request.env, request.tokenEnv), request.guard === undefined ? {} : { guard: request.guard });
   const record = new RemoteRecord(stores, request.peer.id);
   let current: Task | undefined;
   const following = new AbortController();

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import { mediaTypeOf } from '../media-types.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
 import { PROTOCOL_VERSION, type LiteCard } from '../card/types.js';
 import type { IncomingTask, ResultFile, TaskContext } from '../runtime/task-context.js';
 import type { Plan } from './plan.js';
@@ -23,6 +24,8 @@ export interface PlanAgentOptions {
   maxParallel?: number;
   /** Refuses an agent address the server may not call, before anything is sent there. */
   checkUrl?(url: string): Promise<void>;
+  /** Checks the address of every request a run makes when it connects (see RunOptions.guard). */
+  guard?: AddressGuardOptions;
 }
 
 /** The most bytes of output files put in one result. */
@@ -57,6 +60,7 @@ export function planHandler(options: PlanAgentOptions): (task: IncomingTask, ctx
         ...(options.source !== undefined ? { source: options.source } : {}),
         ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}),
         ...(options.checkUrl !== undefined ? { checkUrl: options.checkUrl } : {}),
+        ...(options.guard !== undefined ? { guard: options.guard } : {}),
         onEvent: (event) => {
           if (event.type !== 'step' || event.index !== undefined) return;
           const done = ['completed', 'failed', 'rejected', 'cancelled', 'skipped', 'input-required', 'auth-required'].includes(event.state);

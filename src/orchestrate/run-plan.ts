@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
 import { FileTaskLedger } from '../home/task-ledger.js';
 import { holds } from './condition.js';
 import type { RunContext, RunEvent } from './events.js';
@@ -38,6 +39,12 @@ export interface RunOptions {
   checkUrl?(url: string): Promise<void>;
   /** A hub to choose agents for skills, in place of the plan's own `hub`. */
   hub?: HubRef;
+  /**
+   * Checks the address of every request the run makes (cards, agents, the hub, each redirect)
+   * when it connects, and connects to the address checked: `checkUrl` looks before, this at the
+   * moment of calling, wherever the address came from.
+   */
+  guard?: AddressGuardOptions;
 }
 
 export interface RunResult {
@@ -131,7 +138,9 @@ async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: 
   // The subtasks' ledger records are not flushed to disk one by one: a run writes hundreds a
   // second, and its own state (run-state.ts), not the ledger, is what a resume reads.
   const stores: Stores = { ...options.stores, tasks: new FileTaskLedger(options.stores.tasks.dir, { durable: false }) };
-  const ctx: RunContext = { stores, runs, run, targets: new Targets(options.stores, options.checkUrl, run.plan.hub === undefined ? undefined : { ref: run.plan.hub, env: options.env }), limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit };
+  const hub = run.plan.hub === undefined ? undefined : { ref: run.plan.hub, env: options.env };
+  const targets = new Targets(options.stores, options.checkUrl, hub, options.guard);
+  const ctx: RunContext = { stores, runs, run, targets, limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit, ...(options.guard === undefined ? {} : { guard: options.guard }) };
   const steps = run.plan.steps;
   emit({ type: 'run', run: run.id, context: run.contextId, state: how, name: run.name, steps: steps.map((s) => ({ id: s.id, needs: s.needs, each: s.each !== undefined })) });
   const answers: Record<string, StepAnswer> = {};
@@ -190,7 +199,7 @@ async function runStep(step: Step, ctx: RunContext, records: Map<string, Subtask
     return answerOfRecords(record, step, records);
   }
   const parent = records.get(step.id) ?? fresh(step.id, step.id);
-  parent.items ??= await itemsOf(step.each, ctx.run, answers, ctx.stores, `${at}.each`, ctx.env);
+  parent.items ??= await itemsOf(step.each, ctx.run, answers, ctx.stores, `${at}.each`, ctx.env, ctx.guard);
   parent.state = 'running';
   records.set(step.id, parent);
   await ctx.runs.saveSubtask(ctx.run.id, parent);

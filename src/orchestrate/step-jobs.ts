@@ -11,6 +11,7 @@ import type { SubtaskJob } from './subtask.js';
 import { fanOutAgents } from './targets.js';
 import type { Stores } from '../home/stores.js';
 import { dig, renderTemplate, type Reference } from './template.js';
+import type { AddressGuardOptions } from '../net/address-guard.js';
 
 /** How an ended step looks to the steps after it. */
 export interface StepAnswer {
@@ -23,7 +24,7 @@ export interface StepAnswer {
 }
 
 /** The items a fan-out step runs over. */
-export async function itemsOf(each: Each, run: RunRecord, answers: Readonly<Record<string, StepAnswer>>, stores: Stores, path: string, env: NodeJS.ProcessEnv): Promise<unknown[]> {
+export async function itemsOf(each: Each, run: RunRecord, answers: Readonly<Record<string, StepAnswer>>, stores: Stores, path: string, env: NodeJS.ProcessEnv, guard?: AddressGuardOptions): Promise<unknown[]> {
   switch (each.kind) {
     case 'list':
       return each.items;
@@ -40,7 +41,7 @@ export async function itemsOf(each: Each, run: RunRecord, answers: Readonly<Reco
       return value.split(value.includes('\n') ? '\n' : ',').map((s) => s.trim()).filter((s) => s !== '');
     }
     case 'agents': {
-      const agents = await fanOutAgents(stores, each.skill, run.plan.hub, env);
+      const agents = await fanOutAgents(stores, each.skill, run.plan.hub, env, guard);
       if (agents.length === 0) throw new LiteError('AGENT_NOT_FOUND', `${path}: no known A2A agent offers the skill "${each.skill}"`, { skill: each.skill });
       return agents;
     }

@@ -9,8 +9,6 @@
 // webhook that is slow, down or failing holds up only its own lane and its own origin's slots.
 
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import type { PushConfig, PushConfigInput, PushConfigService } from '../model/push-config.js';
 import { LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
@@ -18,7 +16,8 @@ import type { Task, TaskEvent } from '../model/task.js';
 import type { PendingDelivery, PushStore } from '../store/push-store.js';
 import { bodyOf, headersOf } from './push-request.js';
 import { checkAddress, type Resolver } from '../net/address-guard.js';
-import { postWebhook, type PostOutcome } from './webhook-post.js';
+import { keptAliveAgents } from '../net/outbound.js';
+import { postWebhook, webhookRefusal, type PostOutcome } from './webhook-post.js';
 
 export interface PushSenderOptions {
   agent: Agent;
@@ -78,7 +77,7 @@ export class PushSender implements PushConfigService {
   private readonly draining = new Set<Promise<void>>();
   private readonly sleeping = new Set<{ timer: NodeJS.Timeout; wake(): void }>();
   private readonly stopping = new AbortController();
-  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private readonly agents = keptAliveAgents();
   private readonly timeoutMs: number;
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
@@ -107,7 +106,7 @@ export class PushSender implements PushConfigService {
   }
 
   async save(input: PushConfigInput): Promise<PushConfig> {
-    await checkAddress(input.url, this.guard());
+    await checkAddress(input.url, { ...this.guard(), refuse: webhookRefusal });
     const id = input.id ?? randomUUID();
     const existing = await this.store.listPushConfigs(input.taskId);
     if (existing.length >= MAX_CONFIGS_PER_TASK && !existing.some((c) => c.id === id)) {

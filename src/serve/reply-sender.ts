@@ -8,6 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { messageToV1 } from '../a2a/wire/v1.js';
+import { callJsonRpc } from '../net/jsonrpc.js';
 import { liftTaskHeader } from '../lite/request.js';
 import { fileNames, resultMessage, statusMessage } from '../lite/task-text.js';
 import type { Part, Task, TaskEvent } from '../model/task.js';
@@ -27,7 +28,6 @@ export interface ReplySenderOptions {
   /** By principal: the peers to answer. */
   peers: ReadonlyMap<string, ReplyPeer>;
   log: (line: string) => void;
-  fetch?: typeof fetch;
   /** Attempts per answer, with doubling pauses between them (default 4, from 1 s). */
   attempts?: number;
   pauseMs?: number;
@@ -75,13 +75,13 @@ export function replyFor(task: Task): { text: string; files: Extract<Part, { kin
 async function deliver(peer: ReplyPeer, owner: string, task: Task, options: ReplySenderOptions): Promise<void> {
   const { text, files } = replyFor(task);
   const message = { messageId: randomUUID(), role: 'user' as const, contextId: task.contextId, parts: [{ kind: 'text' as const, text }, ...files], metadata: { a2aLite: { replyTo: task.id } } };
-  const body = JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'SendMessage', params: { message: messageToV1(message), configuration: { returnImmediately: true } } });
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+  const params = { message: messageToV1(message), configuration: { returnImmediately: true } };
+  const headers: Record<string, string> = { 'a2a-version': '1.0' };
   if (peer.token !== undefined) headers.authorization = `Bearer ${peer.token}`;
   const attempts = options.attempts ?? 4;
   let pause = options.pauseMs ?? 1000;
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
-    const why = await post(peer.url, headers, body, options.fetch ?? fetch);
+    const why = await post(peer.url, headers, params);
     if (why === undefined) {
       options.log(`reply: sent the ${task.status.state} answer of task ${task.id} to ${owner}`);
       return;
@@ -95,21 +95,17 @@ async function deliver(peer: ReplyPeer, owner: string, task: Task, options: Repl
   }
 }
 
-/** Posts the answer; undefined when the peer took it, else why not and whether to try again. */
-async function post(url: string, headers: Record<string, string>, body: string, fetcher: typeof fetch): Promise<{ text: string; final: boolean } | undefined> {
+/** Sends the answer; undefined when the peer took it, else why not and whether to try again. */
+async function post(url: string, headers: Record<string, string>, params: unknown): Promise<{ text: string; final: boolean } | undefined> {
   try {
-    const response = await fetcher(url, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(15_000) });
-    const text = await response.text();
-    if (response.status === 401 || response.status === 403) return { text: `HTTP ${response.status}: the peer refused the token`, final: true };
-    if (!response.ok) return { text: `HTTP ${response.status}`, final: response.status < 500 && response.status !== 429 };
-    let reply: unknown;
-    try {
-      reply = JSON.parse(text);
-    } catch {
-      return { text: 'the answer is not JSON-RPC', final: true };
+    const { status, reply } = await callJsonRpc(url, 'SendMessage', params, { id: randomUUID(), headers, signal: AbortSignal.timeout(15_000) });
+    if (status === 401 || status === 403) return { text: `HTTP ${status}: the peer refused the token`, final: true };
+    if (status < 200 || status >= 300) return { text: `HTTP ${status}`, final: status < 500 && status !== 429 };
+    if (reply.kind === 'invalid') return { text: reply.problem, final: true };
+    if (reply.kind === 'error') {
+      const error = reply.error as { code?: unknown; message?: unknown };
+      return { text: `JSON-RPC error ${String(error.code)}: ${String(error.message).slice(0, 200)}`, final: error.code !== -32000 };
     }
-    const error = (reply as { error?: { code?: unknown; message?: unknown } }).error;
-    if (error !== undefined) return { text: `JSON-RPC error ${String(error.code)}: ${String(error.message).slice(0, 200)}`, final: error.code !== -32000 };
     return undefined;
   } catch (error) {
     return { text: error instanceof Error ? error.message : String(error), final: false };

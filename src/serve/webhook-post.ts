@@ -1,10 +1,11 @@
-// One push notification POST: to the address the guard checked (never a second DNS answer),
-// within a deadline, following no redirect. It reports what happened; retrying is the sender's.
+// One push notification POST: net's outbound request with the address guard (to the address
+// checked, never a second DNS answer), within a deadline, following no redirect. It reports
+// what happened; retrying is the sender's.
 
-import http from 'node:http';
-import https from 'node:https';
-import { isLiteError } from '../errors.js';
-import { checkAddress, pinnedLookup, type AddressGuardOptions } from '../net/address-guard.js';
+import { isLiteError, LiteError } from '../errors.js';
+import type { AddressGuardOptions, Refused } from '../net/address-guard.js';
+import { placeOf } from '../net/address-guard.js';
+import { request, type Agents, type IncomingAnswer } from '../net/outbound.js';
 
 export type PostOutcome = { ok: true } | { ok: false; permanent: boolean; reason: string };
 
@@ -14,12 +15,18 @@ export interface PostOptions extends AddressGuardOptions {
   timeoutMs: number;
   /** Aborts the attempt (the sender closing); the outcome then does not matter. */
   signal: AbortSignal;
-  agents: { http: http.Agent; https: https.Agent };
+  agents: Agents;
 }
 
 /** What of a response body is read (to keep the connection) before the socket is dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const RESPONSE_DRAIN_MS = 2_000;
+
+/** A webhook's refusal, in the words push configs have always been refused with. */
+export function webhookRefusal(refused: Refused): LiteError {
+  const hint = refused.allowable ? 'an operator can allow private networks with --allow-private-webhooks' : 'no setting allows it';
+  return new LiteError('WEBHOOK_REFUSED', `webhooks may not go to ${placeOf(refused)}: it is a ${refused.reason} address; ${hint}`, { host: refused.host, address: refused.address, reason: refused.reason, allowable: refused.allowable });
+}
 
 /**
  * Posts `body` to `url` and tells whether it was delivered. Any 2xx is; a redirect, or a 4xx
@@ -32,8 +39,11 @@ export async function postWebhook(url: string, body: string, options: PostOption
   const abort = (): void => deadline.abort();
   options.signal.addEventListener('abort', abort, { once: true });
   try {
-    const target = await untilAborted(checkAddress(url, options), deadline.signal);
-    const status = await send(target.url, body, { ...options, lookup: pinnedLookup(target), signal: deadline.signal });
+    const guard: AddressGuardOptions = { allowPrivateNetworks: options.allowPrivateNetworks ?? false, refuse: webhookRefusal };
+    if (options.resolve !== undefined) guard.resolve = options.resolve;
+    const answer = await request(url, { method: 'POST', headers: options.headers, body, guard, agents: options.agents, signal: deadline.signal });
+    const status = answer.statusCode ?? 0;
+    discard(answer);
     return outcomeOf(status);
   } catch (error) {
     if (isLiteError(error, 'WEBHOOK_REFUSED')) return { ok: false, permanent: true, reason: error.message };
@@ -54,30 +64,8 @@ function outcomeOf(status: number): PostOutcome {
   return { ok: false, permanent: !retry, reason: `HTTP ${status}` };
 }
 
-function send(url: URL, body: string, options: PostOptions & { lookup: ReturnType<typeof pinnedLookup> }): Promise<number> {
-  const secure = url.protocol === 'https:';
-  return new Promise((resolve, reject) => {
-    const request = (secure ? https : http).request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...options.headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: options.lookup,
-        agent: secure ? options.agents.https : options.agents.http,
-        signal: options.signal,
-      },
-      (response) => {
-        resolve(response.statusCode ?? 0);
-        discard(response);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
 /** Reads a little of the body so that the connection can be reused, then gives up on it. */
-function discard(response: http.IncomingMessage): void {
+function discard(response: IncomingAnswer): void {
   let size = 0;
   const stop = setTimeout(() => response.destroy(), RESPONSE_DRAIN_MS);
   stop.unref();
@@ -87,13 +75,4 @@ function discard(response: http.IncomingMessage): void {
   });
   response.on('close', () => clearTimeout(stop));
   response.on('error', () => undefined);
-}
-
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('aborted'));
-  return new Promise((resolve, reject) => {
-    const abort = (): void => reject(new Error('aborted'));
-    signal.addEventListener('abort', abort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }

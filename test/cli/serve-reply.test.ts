@@ -28,9 +28,11 @@ async function peerEndpoint(status = 200): Promise<{ url: string; arrivals: Arri
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      arrivals.push({ headers: req.headers, body: JSON.parse(body) as Arrival['body'] });
+      const call = JSON.parse(body) as Arrival['body'] & { id?: unknown };
+      arrivals.push({ headers: req.headers, body: call });
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task: { id: 't-1', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' } } } }));
+      // The answer to this call: a JSON-RPC client takes no answer to another.
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { task: { id: 't-1', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' } } } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -10,7 +10,7 @@ import { planCard, planHandler } from '../../orchestrate/plan-agent.js';
 import { checkServedPlan } from '../../orchestrate/plan-check.js';
 import { readPlanFile } from '../../orchestrate/plan-file.js';
 import type { IncomingTask, TaskContext } from '../../runtime/task-context.js';
-import { checkAddress } from '../../net/address-guard.js';
+import { checkAddress, placeOf, type AddressGuardOptions, type Refused } from '../../net/address-guard.js';
 import type { Context } from '../context.js';
 import { loadOwnCard } from './card.js';
 
@@ -55,8 +55,9 @@ export function servedPlan(file: string, values: ServedPlanFlags, stores: Stores
     card = planCard(plan);
   }
   const allowPrivate = values['allow-private-agents'] ?? false;
-  const checkUrl = (url: string): Promise<void> => checkAgentAddress(url, allowPrivate);
-  return { card, onTask: planHandler({ plan, stores, root: dirname(path), source: path, env: context.env, checkUrl, ...(parallel === undefined ? {} : { maxParallel: parallel }) }) };
+  const guard: AddressGuardOptions = { allowPrivateNetworks: allowPrivate, refuse: (refused) => planRefusal(refused, allowPrivate) };
+  const checkUrl = (url: string): Promise<void> => checkAgentAddress(url, guard);
+  return { card, onTask: planHandler({ plan, stores, root: dirname(path), source: path, env: context.env, checkUrl, guard, ...(parallel === undefined ? {} : { maxParallel: parallel }) }) };
 }
 
 /**
@@ -64,15 +65,17 @@ export function servedPlan(file: string, values: ServedPlanFlags, stores: Stores
  * Loopback and private addresses only with --allow-private-agents; link-local and cloud
  * metadata addresses never.
  */
-async function checkAgentAddress(url: string, allowPrivate: boolean): Promise<void> {
+async function checkAgentAddress(url: string, guard: AddressGuardOptions): Promise<void> {
   try {
-    await checkAddress(url, { allowPrivateNetworks: allowPrivate });
+    await checkAddress(url, guard);
   } catch (error) {
-    if (!isLiteError(error)) throw error;
-    const details = error.details as { host?: string; address?: string; reason?: string; allowable?: boolean } | undefined;
-    if (error.code !== 'WEBHOOK_REFUSED' || details?.reason === undefined) throw new LiteError('FORBIDDEN', `a served plan may not call ${JSON.stringify(url.slice(0, 200))}: ${error.message}`);
-    const where = details.host === details.address ? `"${details.host}"` : `"${details.host}" (${details.address})`;
-    const hint = allowPrivate || details.allowable !== true ? '' : '; start serve with --allow-private-agents for agents on this machine or the local network';
-    throw new LiteError('FORBIDDEN', `a served plan may not call ${where}: it is ${/^[aeiou]/i.test(details.reason) ? 'an' : 'a'} ${details.reason} address${hint}`, { host: details.host ?? '', reason: details.reason });
+    if (!isLiteError(error) || error.code === 'FORBIDDEN') throw error;
+    throw new LiteError('FORBIDDEN', `a served plan may not call ${JSON.stringify(url.slice(0, 200))}: ${error.message}`);
   }
+}
+
+/** A served plan's refusal, when its agent's address is checked or connected to (every hop). */
+function planRefusal(refused: Refused, allowPrivate: boolean): LiteError {
+  const hint = allowPrivate || !refused.allowable ? '' : '; start serve with --allow-private-agents for agents on this machine or the local network';
+  return new LiteError('FORBIDDEN', `a served plan may not call ${placeOf(refused)}: it is ${/^[aeiou]/i.test(refused.reason) ? 'an' : 'a'} ${refused.reason} address${hint}`, { host: refused.host, reason: refused.reason });
 }
