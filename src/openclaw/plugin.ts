@@ -11,7 +11,7 @@ import { onInbound, onOutbound } from './hooks.js';
 import { agentOfSession, storesFor, workspaceOf } from './place.js';
 import { makeTool, type ToolSpec } from './tool-kit.js';
 import { localTools } from './tools-local.js';
-import { remoteTools } from './tools-remote.js';
+import { remoteTools, type RemoteSettings } from './tools-remote.js';
 import { runTools } from './tools-run.js';
 
 // The plugin's settings, and the part of OpenClaw's API it is written against (host.ts).
@@ -36,11 +36,14 @@ export const PLUGIN_ID = 'a2a-lite';
 /** Every tool's name, as the manifest's `contracts.tools` lists them. */
 export const TOOL_NAMES = [...localTools(() => never()), ...remoteTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false }), ...runTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false })].map((t) => t.name);
 
-/** The tools for one run of an agent (its workspace decides the home). */
-export function toolsFor(config: PluginConfig, context: ToolContext, api: Pick<HostApi, 'config' | 'runtime'>, env: NodeJS.ProcessEnv = process.env): AgentTool[] {
+/**
+ * The tools for one run of an agent (its workspace decides the home). `network` stands in for
+ * the network in tests: how names resolve, and names allowed on private addresses.
+ */
+export function toolsFor(config: PluginConfig, context: ToolContext, api: Pick<HostApi, 'config' | 'runtime'>, env: NodeJS.ProcessEnv = process.env, network?: RemoteSettings['network']): AgentTool[] {
   const workspace = context.workspaceDir ?? workspaceOf(api as HostApi, context.agentId ?? agentOfSession(context.sessionKey));
   const open = () => storesFor(config, workspace, env);
-  const settings = { workspace, env, allowPrivateNetworks: config.allowPrivateNetworks };
+  const settings: RemoteSettings = { workspace, env, allowPrivateNetworks: config.allowPrivateNetworks, ...(network === undefined ? {} : { network }) };
   const specs: ToolSpec[] = [...localTools(open), ...remoteTools(open, settings), ...runTools(open, settings)];
   return specs.map(makeTool);
 }

@@ -13,7 +13,7 @@ import { sendTask } from '../client/send-task.js';
 import { LiteError, isLiteError } from '../errors.js';
 import { format } from '../protocol/format.js';
 import type { Message } from '../protocol/types.js';
-import { checkAddress } from '../net/address-guard.js';
+import { checkAddress, placeOf, type AddressGuardOptions, type Refused } from '../net/address-guard.js';
 import type { OpenStores } from './tools-local.js';
 import { bool, str, strings, type ToolSpec } from './tool-kit.js';
 
@@ -23,6 +23,8 @@ export interface RemoteSettings {
   env: NodeJS.ProcessEnv;
   /** Allow agents on loopback and private networks (never link-local metadata addresses). */
   allowPrivateNetworks: boolean;
+  /** How names resolve, and names allowed on private addresses: the tests' stand-in for a public network. */
+  network?: Pick<AddressGuardOptions, 'resolve' | 'allowPrivateHosts'>;
 }
 
 const DEFAULT_WAIT_S = 600;
@@ -40,7 +42,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
         const url = args.required('url');
         await checkAgentUrl(url, settings);
         const name = args.string('tokenEnv');
-        const found = await fetchAgentCard(url);
+        const found = await fetchAgentCard(url, { guard: guardOf(settings) });
         const { agent, replaced } = cacheDiscovered(open().agents, found, name === undefined ? {} : { tokenEnv: name });
         return { text: render(agent.card, 'en'), details: { id: agent.card.agent.id, replaced, card: agent.card, a2a: agent.cache.a2a ?? null } };
       },
@@ -83,6 +85,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
             cwd: settings.workspace ?? process.cwd(),
             env: settings.env,
             ...(signal ? { signal } : {}),
+            guard: guardOf(settings),
           },
           {
             onChoice: (why) => notes.push(why),
@@ -126,7 +129,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
         const record = stores.tasks.get(id, args.string('peer'));
         if (record.role !== 'requester') throw new LiteError('UNSUPPORTED_OPERATION', `task ${id} was given to this agent by ${record.peer}; only a task this agent sent can be cancelled at its agent`, { task: id });
         const peer = peerOf(stores.agents.get(record.peer));
-        const task = await transportFor(peer, credentialFor(peer, settings.env, args.string('tokenEnv'))).cancelTask(id);
+        const task = await transportFor(peer, credentialFor(peer, settings.env, args.string('tokenEnv')), { guard: guardOf(settings) }).cancelTask(id);
         const remote = new RemoteRecord(stores, peer.id);
         const taken = remote.take({ kind: 'task', task }, task);
         return { text: taken.message ? format(taken.message) : `task ${id}: ${task.status.state}`, details: { task: id, peer: peer.id, state: remote.stateOf(task) } };
@@ -139,14 +142,25 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
-/** Refuses an agent URL on a network the settings do not allow (a link-local metadata address never). */
+/**
+ * The address check of every request the plugin makes (cards, agents, the hub of a plan, each
+ * redirect), when it connects: private networks only when the config allows them, link-local
+ * and cloud metadata addresses never.
+ */
+export function guardOf(settings: RemoteSettings): AddressGuardOptions {
+  const hint = settings.allowPrivateNetworks ? '' : '; set allowPrivateNetworks in the a2a-lite plugin config for agents on this machine or the local network';
+  const refuse = (refused: Refused): LiteError =>
+    new LiteError('FORBIDDEN', `the agent URL is refused: ${refused.url.origin} leads to ${placeOf(refused)}, a ${refused.reason} address${refused.allowable ? hint : '; no setting allows it'}`, { host: refused.host, address: refused.address, reason: refused.reason });
+  return { ...settings.network, allowPrivateNetworks: settings.allowPrivateNetworks, refuse };
+}
+
+/** Refuses an agent URL on a network the settings do not allow, before anything is sent. */
 export async function checkAgentUrl(url: string, settings: RemoteSettings): Promise<void> {
   try {
-    // Link-local and cloud metadata addresses are refused whatever the settings.
-    await checkAddress(url, { allowPrivateNetworks: settings.allowPrivateNetworks });
+    await checkAddress(url, guardOf(settings));
   } catch (error) {
-    if (!isLiteError(error)) throw error;
-    throw new LiteError('FORBIDDEN', `the agent URL is refused: ${error.message}${settings.allowPrivateNetworks ? '' : ' (set allowPrivateNetworks in the a2a-lite plugin config for agents on this machine or the local network)'}`);
+    if (!isLiteError(error) || error.code === 'FORBIDDEN') throw error;
+    throw new LiteError('FORBIDDEN', `the agent URL is refused: ${error.message}`);
   }
 }
 

@@ -1,13 +1,14 @@
 // The plugin's tool that runs a plan (`a2a-lite run` as a tool): the plan file lies in the
 // workspace, its inputs come as arguments, each step's change is reported as progress, and the
-// answer is the plan's output with its files. Agent URLs pass the same network check as send.
+// answer is the plan's output with its files. Every request of the run (agents, cards, the
+// plan's hub, each redirect) passes the same network check as send, when it connects.
 
 import { dirname } from 'node:path';
 import { readPlanFile } from '../orchestrate/plan-file.js';
 import { resumeRun, runPlan, type RunResult } from '../orchestrate/run-plan.js';
 import { LiteError } from '../errors.js';
 import type { OpenStores } from './tools-local.js';
-import { checkAgentUrl, insideWorkspace, type RemoteSettings } from './tools-remote.js';
+import { checkAgentUrl, guardOf, insideWorkspace, type RemoteSettings } from './tools-remote.js';
 import { str, type ToolSpec } from './tool-kit.js';
 
 export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[] {
@@ -39,6 +40,7 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
           ...(signal ? { signal } : {}),
           ...(maxParallel !== undefined ? { maxParallel } : {}),
           checkUrl: (url: string) => checkAgentUrl(url, settings),
+          guard: guardOf(settings),
           onEvent: (event: Parameters<NonNullable<Parameters<typeof runPlan>[1]['onEvent']>>[0]) => {
             if (event.type === 'step') progress(`${event.key}: ${event.state}${event.error ? ` (${event.error})` : ''}`, { step: event.key, state: event.state, task: event.task ?? null });
           },
