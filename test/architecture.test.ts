@@ -1,7 +1,8 @@
 // Keeps the layers of docs/architecture.md true: every import in src/ (static, dynamic or
 // type-only) must be one the table allows, no two files may import each other in a cycle, every
-// folder must be a layer the table names, no source file may grow past the limit, and no source
-// file imports an entry point (the files package.json `exports` names).
+// folder must be a layer the table names, no source file may grow past the limit, no source
+// file imports an entry point (the files package.json `exports` names), and only net/ touches
+// the network (node:http, node:https, fetch, the framing of server-sent events).
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
@@ -113,6 +114,41 @@ describe('the layers of docs/architecture.md', () => {
     expect(long).toEqual([]);
   });
 
+  it('touches the network only in net/: node:http, node:https, fetch and event-stream framing appear nowhere else', () => {
+    expect(networkOffences(new Map(files.map((file) => [relative(SRC, file), readFileSync(file, 'utf8')])))).toEqual([]);
+  });
+
+  it('finds each kind of network code planted outside net/, by file and line, and none in comments or in net/', () => {
+    const planted = [
+      "import http from 'node:http';",
+      "import type { Agent } from 'https';",
+      '// fetch(url) in a comment is no call',
+      'const a = await fetch(url);',
+      'const b = await globalThis.fetch(url, { redirect: "follow" });',
+      'const c = (options.fetch ?? fetch)(url);',
+      'const d = { fetch: options.fetch ?? fetch };',
+      'res.write(`data: ${JSON.stringify(x)}\\n\\n`);',
+      "const e = `id: ${n}\\nevent: ${type}\\n`;",
+      "lines.filter((line) => line.startsWith('data:'));",
+      "channel.push(': keep-alive\\n\\n');",
+      "const f = await outboundFetch(guard)(url); const g = { fetch?: Fetch };",
+    ].join('\n');
+    expect(networkOffences(new Map([[join('hub', 'planted.ts'), planted], [join('net', 'fine.ts'), planted], ['hub/ws-link.ts', planted]]))).toEqual([
+      "src/hub/planted.ts:1 imports node:http: from 'node:http'",
+      "src/hub/planted.ts:2 imports node:https: from 'https'",
+      'src/hub/planted.ts:4 calls fetch: fetch(',
+      'src/hub/planted.ts:5 calls fetch: fetch(',
+      'src/hub/planted.ts:6 calls fetch: fetch)(',
+      'src/hub/planted.ts:6 hands on the global fetch: ?? fetch',
+      'src/hub/planted.ts:7 hands on the global fetch: ?? fetch',
+      'src/hub/planted.ts:8 frames server-sent events: `data:',
+      'src/hub/planted.ts:9 frames server-sent events: `id:',
+      'src/hub/planted.ts:9 frames server-sent events: \\nevent:',
+      "src/hub/planted.ts:10 frames server-sent events: 'data:",
+      "src/hub/planted.ts:11 frames server-sent events: ': keep-alive\\n\\n'",
+    ]);
+  });
+
   it('finds a cycle and an upward import when there is one', () => {
     const a = join(SRC, 'protocol', 'a.ts');
     const b = join(SRC, 'protocol', 'b.ts');
@@ -120,6 +156,42 @@ describe('the layers of docs/architecture.md', () => {
     expect(table.get(layerOf(join(SRC, 'store', 'x.ts')))?.has(layerOf(join(SRC, 'a2a', 'wire', 'y.ts')))).toBe(false);
   });
 });
+
+/**
+ * What only src/net/ may do, each found in a file's code (its comments left out): import
+ * node:http or node:https, call fetch (the global, or any object's), hand the global fetch on
+ * as a value, and write or read the lines of an event stream (`data:`, `event:`, `id:`,
+ * `retry:` at the start of a string or after a line break, a string that is one `: comment`).
+ */
+const NETWORK_ONLY: readonly (readonly [what: string, pattern: RegExp])[] = [
+  ['imports node:http', /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+|\brequire\s*\(\s*)['"](?:node:)?http['"]/gm],
+  ['imports node:https', /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+|\brequire\s*\(\s*)['"](?:node:)?https['"]/gm],
+  ['calls fetch', /(?<![\w$])fetch\s*\(|(?<![\w$.])fetch\s*\)\s*\(/g],
+  ['hands on the global fetch', /(?:\?\?|\|\||[=:,(]|\breturn)\s*fetch(?![\w$])(?!\s*[?:])/g],
+  ['frames server-sent events', /(?:['"`]|\\n)(?:data|event|id|retry):(?=[ '"`$\\])|['"`]: [^'"`\n]*\\n\\n['"`]/g],
+];
+
+/** Files that still touch the network outside net/: the hub's WebSocket, being rewritten on the `ws` library before it moves into net/. */
+const NETWORK_PENDING = new Set(['hub/websocket.ts', 'hub/ws-link.ts']);
+
+/** `text` with its comments blanked out, line breaks kept, so that what is left is code and its line numbers hold. */
+function codeOf(text: string): string {
+  const blank = (comment: string): string => comment.replace(/[^\n]/g, ' ');
+  return text.replace(/^\s*\/\*[\s\S]*?\*\//gm, blank).replace(/(^|\s)\/\/.*$/gm, (line, lead: string) => lead + blank(line.slice(lead.length)));
+}
+
+/** `file:line what` for everything in `sources` (path under src/ → text) that only net/ may do. */
+function networkOffences(sources: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [path, text] of sources) {
+    if (path.startsWith(`net${sep}`) || path.startsWith('net/') || NETWORK_PENDING.has(path.split(sep).join('/'))) continue;
+    const code = codeOf(text);
+    for (const [what, pattern] of NETWORK_ONLY) {
+      for (const match of code.matchAll(pattern)) found.push(`src/${path.split(sep).join('/')}:${code.slice(0, match.index).split('\n').length} ${what}: ${match[0].trim()}`);
+    }
+  }
+  return found;
+}
 
 /** The strongly connected components of more than one file (Tarjan), each a cycle of imports. */
 function cycles(edges: Map<string, string[]>): string[][] {

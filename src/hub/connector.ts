@@ -5,7 +5,7 @@
 // proxy in between does not upgrade, it is an event stream down and posts of frames back up.
 // A cut connection is dialled again with growing pauses.
 
-import type { IncomingMessage } from 'node:http';
+import type { IncomingAnswer } from '../net/outbound.js';
 import type { A2AHandler } from '../a2a/server/http.js';
 import type { HttpRequest } from '../net/http-types.js';
 import { SseParser } from '../net/sse.js';
@@ -116,7 +116,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     });
 
   /** The hub answered without upgrading: a refusal, or an event stream of requests (answers go back in posts). */
-  const answeredSession = async (response: IncomingMessage, running: Map<string, AbortController>): Promise<void> => {
+  const answeredSession = async (response: IncomingAnswer, running: Map<string, AbortController>): Promise<void> => {
     const status = response.statusCode ?? 0;
     if (status === 401 || status === 403 || status === 409) {
       let message = `HTTP ${status}`;
@@ -252,6 +252,6 @@ async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 're
 }
 
 /** The body of a refusal: the hub's words are short, so more than 64 KiB is no words at all. */
-async function text(response: IncomingMessage): Promise<string> {
+async function text(response: IncomingAnswer): Promise<string> {
   return readText(response, 64 * 1024).catch(() => '');
 }
