@@ -9,7 +9,7 @@ export type { LinkOptions } from './hub/ws-link.js';
 export type { UpgradeLimits } from './serve/upgrade.js';
 export type { Upgrades } from './serve/node-http.js';
 export type { HubEvents, HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
-export type { A2AHandler, HttpRequest, HttpResponse } from './a2a/server/http.js';
+export type { A2AHandler, HttpRequest, HttpResponse, RequestHead } from './a2a/server/http.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
 
 // Where the hub keeps its registry.

@@ -8,6 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ERROR_TABLE } from '../errors.js';
 import type { A2AHandler, HttpRequest, HttpResponse } from '../a2a/server/http.js';
+import { answeredByHead, flatHeaders, splitUrl } from './request-head.js';
 import { A2A_JSON } from '../a2a/wire/v1.js';
 
 export interface NodeAdapterOptions {
@@ -56,6 +57,7 @@ export function nodeListener(handler: A2AHandler, options: NodeAdapterOptions = 
 }
 
 async function serveOne(handler: A2AHandler, req: IncomingMessage, res: ServerResponse, limits: { body: number; backlog: number }): Promise<void> {
+  if (answeredByHead(handler, req, res)) return;
   const max = limits.body;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > max) return tooLarge(res, max);
@@ -143,42 +145,6 @@ class NodeRequest implements HttpRequest {
   }
 }
 
-/** A path of unreserved characters without dot segments, and a query with nothing to escape. */
-const PLAIN_URL = /^\/(?:[\w.~:@-]+(?:\/[\w.~:@-]*)*)?(?:\?[\w.~%+=&-]+)?$/;
-const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
-
-/**
- * The path and query of a request target: a path is appended to a base, not resolved (`//x`
- * would name a host); a target that is no URL (`http://[/`) is a path no route has. Plain
- * targets like `/jsonrpc`, which parsing leaves unchanged, skip it.
- */
-function splitUrl(target: string): { path: string; search: string } {
-  if (PLAIN_URL.test(target) && !DOT_SEGMENT.test(target)) {
-    const mark = target.indexOf('?');
-    return mark === -1 ? { path: target, search: '' } : { path: target.slice(0, mark), search: target.slice(mark) };
-  }
-  const text = target.startsWith('/') ? `http://localhost${target}` : target;
-  if (!URL.canParse(text, 'http://localhost')) return { path: target, search: '' };
-  const url = new URL(text, 'http://localhost');
-  return { path: url.pathname, search: url.search };
-}
-
-/** Header values as single strings (repeated ones joined); node's own object when they are already. */
-function flatHeaders(raw: IncomingMessage['headers']): Record<string, string> {
-  let flat = true;
-  for (const name in raw) {
-    if (typeof raw[name] !== 'string') {
-      flat = false;
-      break;
-    }
-  }
-  if (flat) return raw as Record<string, string>;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
 
 /** The body as text, or undefined once it is over `max` bytes. */
 function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {

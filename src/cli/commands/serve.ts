@@ -178,7 +178,7 @@ examples:
     const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
     const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
     // Through a hub, the card names the hub: the agent may have no address of its own to give.
-    const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl));
+    const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl), maxBodyBytes);
     if (baseUrl === '' && server !== undefined) baseUrl = server.url;
 
     const webhooks = push === undefined ? 'off' : values['allow-private-webhooks'] ? 'on (private networks allowed)' : 'on';
