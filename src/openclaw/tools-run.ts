@@ -47,7 +47,7 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
         if (resume !== undefined) result = await resumeRun(resume, common);
         else {
           const path = insideWorkspace(planFile as string, settings.workspace, 'a2a_lite_run');
-          result = await runPlan(readPlanFile(path), { ...common, root: dirname(path), source: path, inputs });
+          result = await runPlan(await readPlanFile(path), { ...common, root: dirname(path), source: path, inputs });
         }
         const { run } = result;
         const files = run.output?.files ?? [];

@@ -59,7 +59,7 @@ export function runStoreOf(stores: Stores): RunStore {
  * checked before the first send; a bad plan is an INVALID_PLAN error naming the step and field.
  *
  * @example
- * const { run } = await runPlan(readPlanFile('plan.yaml'), { stores, root: process.cwd(), env: process.env, inputs: { topic: 'A2A' } });
+ * const { run } = await runPlan(await readPlanFile('plan.yaml'), { stores, root: process.cwd(), env: process.env, inputs: { topic: 'A2A' } });
  * run.state; // 'completed'
  */
 export async function runPlan(plan: Plan | unknown, options: RunOptions): Promise<RunResult> {

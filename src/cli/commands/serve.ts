@@ -142,7 +142,7 @@ examples:
     const replyPeers = replyPeersFrom(values, context);
     const stores = openStores(values, context);
     const { home, paths } = stores;
-    const plan = values.plan === undefined ? undefined : servedPlan(values.plan, values, stores, context);
+    const plan = values.plan === undefined ? undefined : await servedPlan(values.plan, values, stores, context);
     const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
     const hub = hubFlags(values, card.agent.id, context);
     const store = await openStore(storeKind, paths.database);
