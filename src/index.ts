@@ -57,3 +57,4 @@ export {
 } from './orchestrate/index.js';
 export type { PlanInput, HubRef } from './orchestrate/plan.js';
 export type { SavedFileRef } from './orchestrate/run-state.js';
+export type { TokenRules, TokenBinding } from './client/token-rules.js';

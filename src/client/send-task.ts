@@ -16,9 +16,10 @@ import { TASK_ID } from '../protocol/validate.js';
 import type { SavedFile } from './downloads.js';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from './peer.js';
 import { RemoteRecord, type Taken } from './remote-record.js';
+import type { TokenRules } from './token-rules.js';
 import { sendAndFollow } from './remote-task.js';
 import type { Outcome } from './transport.js';
-import { buildMessage } from './outgoing-message.js';
+import { buildMessage, refuseCredentials } from './outgoing-message.js';
 
 /** How long an abort waits for the agent to answer its cancel before it stops following. */
 const CANCEL_WAIT_MS = 10_000;
@@ -43,6 +44,10 @@ export interface SendRequest {
   stream?: boolean;
   /** The environment variable holding the agent's token (never the token). */
   tokenEnv?: string;
+  /** Send text that holds a credential shape, which is refused otherwise (`send --allow-credential-text`). */
+  allowCredentialText?: boolean;
+  /** The variables the caller may send, each bound to its origin (the OpenClaw plugin's); default any. */
+  tokenRules?: TokenRules;
   /** How long to follow the task. */
   waitMs: number;
   cwd: string;
@@ -99,6 +104,8 @@ export interface SendResult {
  * result.state; // 'completed'
  */
 export async function sendTask(stores: Stores, request: SendRequest, listener: SendListener = {}): Promise<SendResult> {
+  // Before anything, a card read included, goes out.
+  if (request.allowCredentialText !== true) refuseCredentials([{ kind: 'text', text: request.text ?? '' }]);
   const note = listener.onNote ?? (() => {});
   let peer: Peer;
   let continued: TaskRecord | undefined;
@@ -123,7 +130,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const attach = request.attach ?? [];
   if (text === '' && attach.length === 0) throw new LiteError('USAGE', 'send: give the task text, or attach a file');
 
-  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv));
+  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules));
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];

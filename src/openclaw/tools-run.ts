@@ -33,12 +33,14 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
           inputs[key] = value;
         }
         const maxParallel = args.number('maxParallel');
+        const stores = open();
         const common = {
-          stores: open(),
+          stores,
           env: settings.env,
           ...(signal ? { signal } : {}),
           ...(maxParallel !== undefined ? { maxParallel } : {}),
           checkUrl: (url: string) => checkAddress(url, settings),
+          tokenRules: settings.tokens,
           onEvent: (event: Parameters<NonNullable<Parameters<typeof runPlan>[1]['onEvent']>>[0]) => {
             if (event.type === 'step') progress(`${event.key}: ${event.state}${event.error ? ` (${event.error})` : ''}`, { step: event.key, state: event.state, task: event.task ?? null });
           },

@@ -1,6 +1,7 @@
 // What a run tells its listener as it goes (the CLI's tree view and --json lines, serve --plan's
 // status updates), and what a whole run and one of its subtasks share while they work.
 
+import type { TokenRules } from '../client/token-rules.js';
 import type { Stores } from '../home/stores.js';
 import type { Limiter } from './limiter.js';
 import type { RunRecord, RunState, RunStore, SavedFileRef, SubtaskState } from './run-state.js';
@@ -43,6 +44,8 @@ export interface RunContext {
   targets: Targets;
   limiter: Limiter;
   env: NodeJS.ProcessEnv;
+  /** The token variables the run may send, each bound to its origin (the OpenClaw plugin's); default any. */
+  tokenRules?: TokenRules;
   signal: AbortSignal;
   emit(event: RunEvent): void;
 }
