@@ -19,7 +19,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     types: [
       'Applied', 'Binding', 'CacheExtra', 'CacheInfo', 'Capabilities', 'CardCheck', 'CardError', 'CardReply',
       'Condition', 'Direction', 'Each', 'ErrorCode', 'ErrorDetails', 'ErrorRow', 'FormatOptions',
-      'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HubRef', 'KnownAgent', 'KnownType', 'Lang',
+      'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HubRef', 'HubTrail', 'KnownAgent', 'KnownType', 'Lang',
       'ListFilter', 'LiteCard', 'Message', 'Mode', 'ParseWarning', 'ParsedMessage', 'Plan', 'PlanInput',
       'Problem', 'ProblemCode', 'RecordOptions', 'RemoteAccess', 'RemoteInterface', 'RunEvent', 'RunOptions',
       'RunRecord', 'RunResult', 'RunState', 'RunningPlan', 'SavedFileRef', 'SecretFinding', 'Skill', 'Step',
@@ -58,7 +58,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     types: [
       'AgentDirectory', 'Applied', 'Artifact', 'Binding', 'CacheExtra', 'CacheInfo', 'Capabilities',
       'Credential', 'Direction', 'Discovered', 'ErrorCode', 'ErrorDetails', 'FetchCardOptions',
-      'FileTaskLedger', 'FollowOptions', 'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'KnownAgent',
+      'FileTaskLedger', 'FollowOptions', 'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HubTrail', 'KnownAgent',
       'KnownType', 'ListFilter', 'LiteCard', 'Message', 'Mode', 'Outcome', 'Part', 'Peer', 'RecordOptions',
       'RemoteAccess', 'RemoteCard', 'RemoteInterface', 'RemoteRecord', 'RemoteSkill', 'Role', 'SavedFile',
       'SendListener', 'SendOptions', 'SendRequest', 'SendResult', 'Skill', 'Stores', 'Taken', 'Task',

@@ -4,7 +4,7 @@
 // A2A-Lite, save the files it returns, and cancel it at the agent when the caller aborts.
 
 import { randomUUID } from 'node:crypto';
-import { HUB_EXTENSION, trailFromEnv } from '../a2a/wire/hub-trail.js';
+import { HUB_EXTENSION, trailFromEnv, type HubTrail } from '../a2a/wire/hub-trail.js';
 import { basename } from 'node:path';
 import { ERROR_TABLE, LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
@@ -48,6 +48,11 @@ export interface SendRequest {
   allowCredentialText?: boolean;
   /** The variables the caller may send, each bound to its origin (the OpenClaw plugin's); default any. */
   tokenRules?: TokenRules;
+  /**
+   * The hub's loop trail the message carries on (a2a/wire/hub-trail.ts): that of the task being
+   * handled when this send is part of it. Default: the one in the environment (A2A_LITE_HUB_TRAIL).
+   */
+  trail?: HubTrail;
   /** How long to follow the task. */
   waitMs: number;
   cwd: string;
@@ -134,8 +139,8 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];
-  // Sent from a program a hub's agent runs: the conversation's trail goes on, for the loop guard.
-  const trail = trailFromEnv(request.env);
+  // Sent while handling a task a hub relayed: the conversation's trail goes on, for the loop guard.
+  const trail = request.trail ?? trailFromEnv(request.env);
   if (trail !== undefined) message.metadata = { ...message.metadata, [HUB_EXTENSION]: trail };
   const taskId = continued?.id ?? request.task;
   if (taskId !== undefined) message.taskId = taskId;

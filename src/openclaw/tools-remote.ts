@@ -16,6 +16,7 @@ import type { Message } from '../protocol/types.js';
 import { checkWebhook } from '../serve/webhook-guard.js';
 import type { TokenRules } from '../client/token-rules.js';
 import type { OpenStores } from './tools-local.js';
+import { pluginTrail } from './trail.js';
 import { bool, str, strings, type Schema, type ToolSpec } from './tool-kit.js';
 
 export interface RemoteSettings {
@@ -95,6 +96,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
             ...optional('context', args.string('context')),
             ...optional('tokenEnv', name),
             tokenRules: settings.tokens,
+            trail: pluginTrail(stores, settings.env),
             waitMs: wait * 1000,
             cwd: settings.workspace ?? process.cwd(),
             env: settings.env,

@@ -5,6 +5,7 @@
 // followed, what was being sent is sent again under its Idempotency-Key.
 
 import { randomUUID } from 'node:crypto';
+import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import type { TokenRules } from '../client/token-rules.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +42,8 @@ export interface RunOptions {
   hub?: HubRef;
   /** The token variables the run may send, each bound to its origin (the OpenClaw plugin's); default any. */
   tokenRules?: TokenRules;
+  /** The hub trail the run's subtasks carry on: that of the task a served plan runs for. */
+  trail?: HubTrail;
 }
 
 export interface RunResult {
@@ -138,7 +141,7 @@ async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: 
   // second, and its own state (run-state.ts), not the ledger, is what a resume reads.
   const stores: Stores = { ...options.stores, tasks: new FileTaskLedger(options.stores.tasks.dir, { durable: false }) };
   const hub = run.plan.hub === undefined ? undefined : { ref: run.plan.hub, env: options.env, rules: options.tokenRules };
-  const ctx: RunContext = { stores, runs, run, targets: new Targets(options.stores, options.checkUrl, hub), limiter, env: options.env, tokenRules: options.tokenRules, signal: options.signal ?? new AbortController().signal, emit };
+  const ctx: RunContext = { stores, runs, run, targets: new Targets(options.stores, options.checkUrl, hub), limiter, env: options.env, tokenRules: options.tokenRules, trail: options.trail, signal: options.signal ?? new AbortController().signal, emit };
   const steps = run.plan.steps;
   emit({ type: 'run', run: run.id, context: run.contextId, state: how, name: run.name, steps: steps.map((s) => ({ id: s.id, needs: s.needs, each: s.each !== undefined })) });
   const answers: Record<string, StepAnswer> = {};

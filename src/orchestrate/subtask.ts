@@ -121,6 +121,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
             markAnswered: false,
             ...(step.tokenEnv ? { tokenEnv: step.tokenEnv } : {}),
             tokenRules: ctx.tokenRules,
+            trail: ctx.trail,
             waitMs: step.timeoutMs ?? NO_TIMEOUT_MS,
             cwd: ctx.run.root,
             env: ctx.env,
