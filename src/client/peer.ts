@@ -23,11 +23,14 @@ export function isUrl(target: string): boolean {
 
 /**
  * The peer `target` names. A URL is discovered (its card fetched and cached, so that the task
- * is recorded under the agent's id); an id must be a cached agent found with `discover`.
+ * is recorded under the agent's id); an id must be a cached agent found with `discover`. A
+ * `tokenEnv` the `tokenRules` do not let go to the agent's interface is refused before it is
+ * kept with the agent (where a later call without those rules would find it).
  */
-export async function resolvePeer(target: string, agents: AgentDirectory, options: FetchCardOptions & { tokenEnv?: string } = {}): Promise<Peer> {
+export async function resolvePeer(target: string, agents: AgentDirectory, options: FetchCardOptions & { tokenEnv?: string; tokenRules?: TokenRules | undefined } = {}): Promise<Peer> {
   if (isUrl(target)) {
     const found = await fetchAgentCard(target, options);
+    if (options.tokenEnv !== undefined) options.tokenRules?.check(options.tokenEnv, found.card.interfaces[0]?.url, 'tokenEnv');
     const { agent } = cacheDiscovered(agents, found, options.tokenEnv === undefined ? {} : { tokenEnv: options.tokenEnv });
     return peerOf(agent);
   }

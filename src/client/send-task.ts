@@ -123,7 +123,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
     if (!isUrl(request.target) && stores.agents.find(request.target) === undefined) {
       throw new LiteError('AGENT_NOT_FOUND', `send: "${request.target}" is neither a URL nor a known agent; give a URL, an id from a2a-lite agents list, or a skill`, { agent: request.target });
     }
-    peer = await resolvePeer(request.target, stores.agents, request.tokenEnv === undefined ? {} : { tokenEnv: request.tokenEnv });
+    peer = await resolvePeer(request.target, stores.agents, request.tokenEnv === undefined ? {} : { tokenEnv: request.tokenEnv, tokenRules: request.tokenRules });
   } else if (request.skill !== undefined) {
     const choice = chooseBySkill(stores.agents, request.skill);
     peer = choice.peer;

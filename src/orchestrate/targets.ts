@@ -75,7 +75,7 @@ export class Targets {
       await this.checkUrl(target.agent);
       // An agent reached through the hub takes the hub's token.
       const atHub = this.hub !== undefined && target.agent.startsWith(this.hub.ref.url.replace(/\/+$/, ''));
-      return resolvePeer(target.agent, this.stores.agents, atHub && this.hub?.ref.tokenEnv !== undefined ? { tokenEnv: this.hub.ref.tokenEnv } : {});
+      return resolvePeer(target.agent, this.stores.agents, atHub && this.hub?.ref.tokenEnv !== undefined ? { tokenEnv: this.hub.ref.tokenEnv, tokenRules: this.hub.rules } : {});
     }
     if (this.stores.agents.find(target.agent) === undefined) {
       throw new LiteError('AGENT_NOT_FOUND', `"${target.agent}" is neither a URL nor a known agent; give a URL, or an id from a2a-lite agents list`, { agent: target.agent });

@@ -64,6 +64,9 @@ describe('the plugin sends only the tokens its operator configured', () => {
     const direct = await call(run, 'a2a_lite_send', { target: elsewhere.url, text: 'echo hi', tokenEnv: 'PEER_TOKEN' });
     expect(direct.details).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     expect(direct.text).toContain(`the token in PEER_TOKEN is for ${home.origin}, ${decoy.origin} only, not for ${elsewhere.origin}`);
+    // Nor is the name kept with that agent, where a later call without these rules (the CLI's) would find it.
+    const shown = await call(run, 'a2a_lite_agents_show', { id: 'elsewhere' });
+    expect(shown.details.ok === false || (shown.details.cache as { tokenEnv?: string }).tokenEnv === undefined, shown.text).toBe(true);
     const led = await call(run, 'a2a_lite_send', { target: decoy.url, text: 'echo hi', tokenEnv: 'PEER_TOKEN' });
     expect(led.text).toContain(`not for ${elsewhere.origin}`);
     expect(elsewhere.calls()).toEqual([]);
