@@ -25,6 +25,7 @@ export type { SendRequest, SendListener, SendResult } from './client/send-task.j
 export type { Peer } from './client/peer.js';
 export type { RemoteRecord, Taken } from './client/remote-record.js';
 export type { SavedFile } from './client/downloads.js';
+export type { TokenRules, TokenBinding } from './client/token-rules.js';
 export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
 export { openHomeStores, type Stores } from './home/stores.js';
 export type { Home, HomeOptions } from './home/home.js';

@@ -57,3 +57,5 @@ export {
 } from './orchestrate/index.js';
 export type { PlanInput, HubRef } from './orchestrate/plan.js';
 export type { SavedFileRef } from './orchestrate/run-state.js';
+export type { TokenRules, TokenBinding } from './client/token-rules.js';
+export type { HubTrail } from './a2a/wire/hub-trail.js';

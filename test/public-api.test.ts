@@ -19,12 +19,12 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     types: [
       'Applied', 'Binding', 'CacheExtra', 'CacheInfo', 'Capabilities', 'CardCheck', 'CardError', 'CardReply',
       'Condition', 'Direction', 'Each', 'ErrorCode', 'ErrorDetails', 'ErrorRow', 'FormatOptions',
-      'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HubRef', 'KnownAgent', 'KnownType', 'Lang',
+      'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HubRef', 'HubTrail', 'KnownAgent', 'KnownType', 'Lang',
       'ListFilter', 'LiteCard', 'Message', 'Mode', 'ParseWarning', 'ParsedMessage', 'Plan', 'PlanInput',
       'Problem', 'ProblemCode', 'RecordOptions', 'RemoteAccess', 'RemoteInterface', 'RunEvent', 'RunOptions',
       'RunRecord', 'RunResult', 'RunState', 'RunningPlan', 'SavedFileRef', 'SecretFinding', 'Skill', 'Step',
       'StepEnd', 'StepOutline', 'Stores', 'SubtaskRecord', 'SubtaskState', 'Target', 'TaskRecord',
-      'TaskState', 'TaskSummary', 'WarningCode', 'WireState', 'WireVersion',
+      'TaskState', 'TaskSummary', 'TokenBinding', 'TokenRules', 'WarningCode', 'WireState', 'WireVersion',
     ],
   },
   'a2a-lite/server': {
@@ -52,18 +52,18 @@ const API: Record<string, { values: string[]; types: string[] }> = {
   },
   'a2a-lite/client': {
     values: [
-      'LiteError', 'cacheDiscovered', 'fetchAgentCard', 'followTask', 'isLiteError', 'openHomeStores',
-      'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard',
+      'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'followTask', 'isLiteError',
+      'openHomeStores', 'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard',
     ],
     types: [
       'AgentDirectory', 'Applied', 'Artifact', 'Binding', 'CacheExtra', 'CacheInfo', 'Capabilities',
       'Credential', 'Direction', 'Discovered', 'ErrorCode', 'ErrorDetails', 'FetchCardOptions',
-      'FileTaskLedger', 'FollowOptions', 'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'KnownAgent',
+      'FileTaskLedger', 'FollowOptions', 'Framework', 'HistoryEntry', 'Home', 'HomeOptions', 'HubTrail', 'KnownAgent',
       'KnownType', 'ListFilter', 'LiteCard', 'Message', 'Mode', 'Outcome', 'Part', 'Peer', 'RecordOptions',
       'RemoteAccess', 'RemoteCard', 'RemoteInterface', 'RemoteRecord', 'RemoteSkill', 'Role', 'SavedFile',
       'SendListener', 'SendOptions', 'SendRequest', 'SendResult', 'Skill', 'Stores', 'Taken', 'Task',
-      'TaskEvent', 'TaskMessage', 'TaskRecord', 'TaskState', 'TaskStatus', 'TaskSummary', 'Transport',
-      'TransportOptions', 'WireState', 'WireVersion',
+      'TaskEvent', 'TaskMessage', 'TaskRecord', 'TaskState', 'TaskStatus', 'TaskSummary', 'TokenBinding',
+      'Transport', 'TransportOptions', 'WireState', 'WireVersion',
     ],
   },
   'a2a-lite/hub': {
@@ -81,7 +81,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
       'ListFilter', 'LiteCard', 'Message', 'Mode', 'Part', 'Peer', 'RecordOptions', 'RemoteAccess',
       'RemoteInterface', 'RemoteRecord', 'RequestHead', 'Role', 'SavedFile', 'SendListener', 'SendRequest', 'SendResult',
       'Skill', 'SqliteHubStore', 'Stores', 'Taken', 'Task', 'TaskEvent', 'TaskMessage', 'TaskRecord',
-      'TaskSeen', 'TaskState', 'TaskStatus', 'TaskSummary', 'UpgradeLimits', 'Upgrades', 'WireState',
+      'TaskSeen', 'TaskState', 'TaskStatus', 'TaskSummary', 'TokenBinding', 'TokenRules', 'UpgradeLimits', 'Upgrades', 'WireState',
       'WireVersion',
     ],
   },
@@ -114,7 +114,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     types: [
       'AgentTool', 'BeforeDispatchContext', 'BeforeDispatchEvent', 'BeforeDispatchResult', 'HostApi',
       'HostLogger', 'HostService', 'MessageContext', 'MessageSendingEvent', 'MessageSendingResult',
-      'PluginConfig', 'ToolContext', 'ToolResult',
+      'PluginConfig', 'TokenBinding', 'ToolContext', 'ToolResult',
     ],
   },
 };

@@ -3,6 +3,7 @@
 // one is down or refuses before it accepted the task. Each choice is explained.
 
 import { cacheDiscovered, fetchAgentCard } from '../client/discover.js';
+import { refuseCredentials } from '../client/outgoing-message.js';
 import { sendTask, type SendListener, type SendRequest, type SendResult } from '../client/send-task.js';
 import { isLiteError, LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
@@ -41,6 +42,7 @@ export async function hubCandidates(hubUrl: string, skill: string, options: HubC
  * await sendThroughHub(stores, 'http://hub:7400', { skill: 'translate', text: 'Bonjour', waitMs: 60_000, cwd, env });
  */
 export async function sendThroughHub(stores: Stores, hubUrl: string, request: SendRequest & { skill: string }, listener: SendListener = {}, options: HubCallOptions = {}): Promise<SendResult> {
+  if (request.allowCredentialText !== true) refuseCredentials([{ kind: 'text', text: request.text ?? '' }]);
   const candidates = await hubCandidates(hubUrl, request.skill, options);
   const errors: string[] = [];
   for (const [index, candidate] of candidates.entries()) {

@@ -5,7 +5,7 @@
 // manifest, and the skill ships with it.
 
 import { readFileSync } from 'node:fs';
-import { configSchema, readConfig, type PluginConfig } from './config.js';
+import { configSchema, readConfig, tokenRulesOf, type PluginConfig } from './config.js';
 import type { AgentTool, HostApi, ToolContext } from './host.js';
 import { onInbound, onOutbound } from './hooks.js';
 import { agentOfSession, storesFor, workspaceOf } from './place.js';
@@ -16,6 +16,7 @@ import { runTools } from './tools-run.js';
 
 // The plugin's settings, and the part of OpenClaw's API it is written against (host.ts).
 export type { PluginConfig } from './config.js';
+export type { TokenBinding } from '../client/token-rules.js';
 export type {
   HostApi,
   HostLogger,
@@ -34,13 +35,14 @@ export type {
 export const PLUGIN_ID = 'a2a-lite';
 
 /** Every tool's name, as the manifest's `contracts.tools` lists them. */
-export const TOOL_NAMES = [...localTools(() => never()), ...remoteTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false }), ...runTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false })].map((t) => t.name);
+const NAMES_ONLY = { workspace: undefined, env: {}, allowPrivateNetworks: false, tokens: tokenRulesOf({ tokens: [] }) };
+export const TOOL_NAMES = [...localTools(() => never()), ...remoteTools(() => never(), NAMES_ONLY), ...runTools(() => never(), NAMES_ONLY)].map((t) => t.name);
 
 /** The tools for one run of an agent (its workspace decides the home). */
 export function toolsFor(config: PluginConfig, context: ToolContext, api: Pick<HostApi, 'config' | 'runtime'>, env: NodeJS.ProcessEnv = process.env): AgentTool[] {
   const workspace = context.workspaceDir ?? workspaceOf(api as HostApi, context.agentId ?? agentOfSession(context.sessionKey));
   const open = () => storesFor(config, workspace, env);
-  const settings = { workspace, env, allowPrivateNetworks: config.allowPrivateNetworks };
+  const settings = { workspace, env, allowPrivateNetworks: config.allowPrivateNetworks, tokens: tokenRulesOf(config) };
   const specs: ToolSpec[] = [...localTools(open), ...remoteTools(open, settings), ...runTools(open, settings)];
   return specs.map(makeTool);
 }

@@ -9,6 +9,7 @@ import { LiteError } from '../errors.js';
 import type { OpenStores } from './tools-local.js';
 import { checkAddress, insideWorkspace, type RemoteSettings } from './tools-remote.js';
 import { str, type ToolSpec } from './tool-kit.js';
+import { pluginTrail } from './trail.js';
 
 export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[] {
   return [
@@ -33,12 +34,15 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
           inputs[key] = value;
         }
         const maxParallel = args.number('maxParallel');
+        const stores = open();
         const common = {
-          stores: open(),
+          stores,
           env: settings.env,
           ...(signal ? { signal } : {}),
           ...(maxParallel !== undefined ? { maxParallel } : {}),
           checkUrl: (url: string) => checkAddress(url, settings),
+          tokenRules: settings.tokens,
+          trail: pluginTrail(stores, settings.env),
           onEvent: (event: Parameters<NonNullable<Parameters<typeof runPlan>[1]['onEvent']>>[0]) => {
             if (event.type === 'step') progress(`${event.key}: ${event.state}${event.error ? ` (${event.error})` : ''}`, { step: event.key, state: event.state, task: event.task ?? null });
           },

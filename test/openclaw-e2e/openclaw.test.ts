@@ -109,7 +109,9 @@ describe.skipIf(noOpenClaw)('a2a-lite in a real OpenClaw gateway', { timeout: 24
     const modelPort = await oc.startModel(modelLog);
     const config = oc.config() as { plugins?: { entries?: Record<string, Record<string, unknown>> } };
     const entries = config.plugins?.entries ?? {};
-    entries['a2a-lite'] = { ...entries['a2a-lite'], enabled: true, config: { allowPrivateNetworks: true } };
+    // The one token the model may send, and only to the lite agent.
+    const tokens = [{ env: 'A2A_E2E_CLAW_TO_LITE', origin: new URL(lite.url).origin }];
+    entries['a2a-lite'] = { ...entries['a2a-lite'], enabled: true, config: { allowPrivateNetworks: true, tokens } };
     oc.writeConfig({
       ...config,
       plugins: { ...config.plugins, entries },
