@@ -7,11 +7,17 @@ export { sendTask, type SendRequest, type SendListener, type SendResult } from '
 export type { Peer } from './client/peer.js';
 export type { RemoteRecord, Taken } from './client/remote-record.js';
 export type { SavedFile } from './client/downloads.js';
+// Which token variables a send may use, and where (the OpenClaw plugin's rule); the hub's loop trail it carries.
+export { TokenRules, type TokenBinding } from './client/token-rules.js';
+export type { HubTrail } from './a2a/wire/hub-trail.js';
 
 // Discover: read an agent's card (A2A 1.0 or 0.3) and keep it among the known agents.
 export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';
 export { readRemoteCard, toLiteCard, type RemoteCard, type RemoteSkill } from './client/remote-card.js';
 export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
+
+// The address check a request may be given (transports, card fetches, sends, plans, the hub client).
+export type { AddressGuardOptions, Refused, Resolver, ResolvedAddress } from './net/address-guard.js';
 
 // Transports (JSON-RPC 1.0 and 0.3, HTTP+JSON) and following a task across broken streams.
 export { openTransport } from './client/open-transport.js';

@@ -10,7 +10,7 @@ export type { UpgradeLimits } from './net/upgrade.js';
 export type { Upgrades } from './net/node-http.js';
 export type { HubEvents, HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
 export type { A2AHandler } from './a2a/server/http.js';
-export type { HttpHandler, HttpRequest, HttpResponse } from './net/http-types.js';
+export type { HttpHandler, HttpRequest, HttpResponse, RequestHead } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
 
 // Where the hub keeps its registry.
@@ -22,10 +22,12 @@ export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/c
 
 // A client of a hub: the agents it ranks for a skill, and a task sent to the best of them.
 export { sendThroughHub, hubCandidates, discoverFromHub, type HubCandidate, type HubCallOptions } from './hub/hub-client.js';
+export type { AddressGuardOptions, Refused, Resolver, ResolvedAddress } from './net/address-guard.js';
 export type { SendRequest, SendListener, SendResult } from './client/send-task.js';
 export type { Peer } from './client/peer.js';
 export type { RemoteRecord, Taken } from './client/remote-record.js';
 export type { SavedFile } from './client/downloads.js';
+export type { TokenRules, TokenBinding } from './client/token-rules.js';
 export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
 export { openHomeStores, type Stores } from './home/stores.js';
 export type { Home, HomeOptions } from './home/home.js';

@@ -31,6 +31,9 @@ export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './mode
 export { FileTaskLedger, type RecordOptions, type ListFilter } from './home/task-ledger.js';
 export type { TaskRecord, TaskSummary, HistoryEntry, Direction, Applied } from './home/task-record.js';
 
+// The address check a plan's requests may be given (RunOptions.guard).
+export type { AddressGuardOptions, Refused, Resolver, ResolvedAddress } from './net/address-guard.js';
+
 // Plans: read and check one, run it across agents, resume a run a crash left behind.
 export {
   runPlan,
@@ -57,3 +60,5 @@ export {
 } from './orchestrate/index.js';
 export type { PlanInput, HubRef } from './orchestrate/plan.js';
 export type { SavedFileRef } from './orchestrate/run-state.js';
+export type { TokenRules, TokenBinding } from './client/token-rules.js';
+export type { HubTrail } from './a2a/wire/hub-trail.js';

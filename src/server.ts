@@ -15,7 +15,7 @@ export { parseDuration, formatDuration, type RetentionRules } from './model/rete
 // The A2A handler: JSON-RPC 1.0 and 0.3 and HTTP+JSON, with the agent card; no sockets.
 export { createA2AHandler, type A2AHandlerOptions } from './a2a/server/handler.js';
 export type { A2AHandler } from './a2a/server/http.js';
-export type { HttpHandler, HttpRequest, HttpResponse } from './net/http-types.js';
+export type { HttpHandler, HttpRequest, HttpResponse, RequestHead } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
 export type { ErrorReporter } from './a2a/server/error-report.js';
 export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION, type CardOptions, type CardExtension } from './a2a/wire/agent-card.js';

@@ -361,7 +361,7 @@ describe('sizes', () => {
     ['a text part beyond the limit', (s) => post(s, rpcBody('SendMessage', { message: message('x'.repeat(MAX_BODY)) })), TOO_LARGE],
     ['a data part beyond the limit', (s) => post(s, rpcBody('SendMessage', { message: { ...message('x'), parts: [{ data: new Array(MAX_BODY / 2).fill(0) }] } })), TOO_LARGE],
     ['a file part beyond the limit', (s) => post(s, rpcBody('SendMessage', { message: { ...message('x'), parts: [{ raw: Buffer.alloc(MAX_BODY).toString('base64'), filename: 'big.bin' }] } })), TOO_LARGE],
-    ['a body over --max-body without credentials', (s) => request(s, { body: over }), TOO_LARGE],
+    ['a body over --max-body without credentials: refused from the head, the body unread', (s) => request(s, { body: over }), UNAUTHENTICATED],
   ];
   it.each(rows)('%s', async (_name, send, expected) => {
     expect(await send(server)).toEqual(expected);

@@ -20,7 +20,7 @@ export interface FetchCardOptions {
    */
   guard?: AddressGuardOptions;
   /** Sends the requests instead of the outbound request (tests); `guard` is then not applied. */
-  fetch?: Fetch;
+  fetch?: typeof fetch;
   timeoutMs?: number;
 }
 

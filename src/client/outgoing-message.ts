@@ -1,10 +1,12 @@
 // The message a send carries: its text, and each attached file read whole into a file part,
-// refused by name when it is missing, not a regular file, or too large.
+// refused by name when it is missing, not a regular file, or too large; and the check that no
+// credential goes out in its words.
 
 import { readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { LiteError, isLiteError } from '../errors.js';
 import { mediaTypeOf } from '../media-types.js';
+import { credentialShapes } from '../secrets.js';
 import type { Part, TaskMessage } from '../model/task.js';
 import { newMessageId } from './transport.js';
 
@@ -19,6 +21,21 @@ export function buildMessage(text: string, attachments: readonly string[], cwd: 
   const message: TaskMessage = { messageId: newMessageId(), role: 'user', parts };
   if (skill !== undefined) message.metadata = { skill };
   return message;
+}
+
+/**
+ * Refuses words that hold a known credential shape (an API key, a token, a private key, a
+ * password in a URL), in text or data parts: FORBIDDEN, naming the kinds, never the value.
+ * `hint` ends the message (how the caller may send it anyway, where it may).
+ */
+export function refuseCredentials(parts: readonly Part[], hint = ''): void {
+  const kinds = new Set<string>();
+  for (const part of parts) {
+    const words = part.kind === 'text' ? part.text : part.kind === 'data' ? JSON.stringify(part.data) : undefined;
+    if (words !== undefined) for (const kind of credentialShapes(words)) kinds.add(kind);
+  }
+  if (kinds.size === 0) return;
+  throw new LiteError('FORBIDDEN', `send: the message holds what looks like a credential (${[...kinds].join(', ')}); credentials never go into messages, so nothing was sent${hint}`, { credential: [...kinds] });
 }
 
 function filePart(path: string, given: string): Part {

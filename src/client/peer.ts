@@ -7,6 +7,7 @@ import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import { cacheDiscovered, fetchAgentCard, type FetchCardOptions } from './discover.js';
 import type { RemoteAccess } from '../model/remote-access.js';
 import { openTransport } from './open-transport.js';
+import { ENV_NAME, type TokenRules } from './token-rules.js';
 import type { Credential, Transport, TransportOptions } from './transport.js';
 
 export interface Peer {
@@ -22,11 +23,14 @@ export function isUrl(target: string): boolean {
 
 /**
  * The peer `target` names. A URL is discovered (its card fetched and cached, so that the task
- * is recorded under the agent's id); an id must be a cached agent found with `discover`.
+ * is recorded under the agent's id); an id must be a cached agent found with `discover`. A
+ * `tokenEnv` the `tokenRules` do not let go to the agent's interface is refused before it is
+ * kept with the agent (where a later call without those rules would find it).
  */
-export async function resolvePeer(target: string, agents: AgentDirectory, options: FetchCardOptions & { tokenEnv?: string } = {}): Promise<Peer> {
+export async function resolvePeer(target: string, agents: AgentDirectory, options: FetchCardOptions & { tokenEnv?: string; tokenRules?: TokenRules | undefined } = {}): Promise<Peer> {
   if (isUrl(target)) {
     const found = await fetchAgentCard(target, options);
+    if (options.tokenEnv !== undefined) options.tokenRules?.check(options.tokenEnv, found.card.interfaces[0]?.url, 'tokenEnv');
     const { agent } = cacheDiscovered(agents, found, options.tokenEnv === undefined ? {} : { tokenEnv: options.tokenEnv });
     return peerOf(agent);
   }
@@ -48,12 +52,14 @@ export function peerOf(agent: KnownAgent): Peer {
 /**
  * The credential for `peer`: the token in the variable `flag` names, else in the one its cache
  * entry names. Only the name is ever stored; a named variable that is unset is an error, so a
- * typo does not turn into an anonymous request.
+ * typo does not turn into an anonymous request. With `rules` (the OpenClaw plugin's), the name,
+ * wherever it came from, must be one the operator bound to the origin of the interface called.
  */
-export function credentialFor(peer: Peer | undefined, env: NodeJS.ProcessEnv, flag?: string): Credential | undefined {
+export function credentialFor(peer: Peer | undefined, env: NodeJS.ProcessEnv, flag?: string, rules?: TokenRules): Credential | undefined {
   const name = flag ?? peer?.agent.cache.tokenEnv;
   if (name === undefined) return undefined;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new LiteError('USAGE', `--token-env takes the name of an environment variable, not ${JSON.stringify(name.slice(0, 3) + '…')}`);
+  if (!ENV_NAME.test(name)) throw new LiteError('USAGE', `--token-env takes the name of an environment variable, not ${JSON.stringify(name.slice(0, 3) + '…')}`);
+  if (rules !== undefined) rules.check(name, peer?.access.interfaces[0]?.url, flag !== undefined || peer === undefined ? 'tokenEnv' : `the cache entry of ${peer.id}`);
   const token = env[name];
   if (token === undefined || token === '') throw new LiteError('USAGE', `the environment variable ${name} (named by ${flag !== undefined ? '--token-env' : `the cache entry of ${peer?.id}`}) is not set`);
   // What an HTTP header (or a cookie) can carry; the token itself is never quoted.

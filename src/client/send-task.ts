@@ -4,7 +4,7 @@
 // A2A-Lite, save the files it returns, and cancel it at the agent when the caller aborts.
 
 import { randomUUID } from 'node:crypto';
-import { HUB_EXTENSION, trailFromEnv } from '../a2a/wire/hub-trail.js';
+import { HUB_EXTENSION, trailFromEnv, type HubTrail } from '../a2a/wire/hub-trail.js';
 import { basename } from 'node:path';
 import { ERROR_TABLE, LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
@@ -17,9 +17,10 @@ import { TASK_ID } from '../protocol/validate.js';
 import type { SavedFile } from './downloads.js';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from './peer.js';
 import { RemoteRecord, type Taken } from './remote-record.js';
+import type { TokenRules } from './token-rules.js';
 import { sendAndFollow } from './remote-task.js';
 import type { Outcome } from './transport.js';
-import { buildMessage } from './outgoing-message.js';
+import { buildMessage, refuseCredentials } from './outgoing-message.js';
 
 /** How long an abort waits for the agent to answer its cancel before it stops following. */
 const CANCEL_WAIT_MS = 10_000;
@@ -44,6 +45,15 @@ export interface SendRequest {
   stream?: boolean;
   /** The environment variable holding the agent's token (never the token). */
   tokenEnv?: string;
+  /** Send text that holds a credential shape, which is refused otherwise (`send --allow-credential-text`). */
+  allowCredentialText?: boolean;
+  /** The variables the caller may send, each bound to its origin (the OpenClaw plugin's); default any. */
+  tokenRules?: TokenRules;
+  /**
+   * The hub's loop trail the message carries on (a2a/wire/hub-trail.ts): that of the task being
+   * handled when this send is part of it. Default: the one in the environment (A2A_LITE_HUB_TRAIL).
+   */
+  trail?: HubTrail;
   /** How long to follow the task. */
   waitMs: number;
   cwd: string;
@@ -102,6 +112,8 @@ export interface SendResult {
  * result.state; // 'completed'
  */
 export async function sendTask(stores: Stores, request: SendRequest, listener: SendListener = {}): Promise<SendResult> {
+  // Before anything, a card read included, goes out.
+  if (request.allowCredentialText !== true) refuseCredentials([{ kind: 'text', text: request.text ?? '' }]);
   const note = listener.onNote ?? (() => {});
   let peer: Peer;
   let continued: TaskRecord | undefined;
@@ -114,7 +126,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
     if (!isUrl(request.target) && stores.agents.find(request.target) === undefined) {
       throw new LiteError('AGENT_NOT_FOUND', `send: "${request.target}" is neither a URL nor a known agent; give a URL, an id from a2a-lite agents list, or a skill`, { agent: request.target });
     }
-    peer = await resolvePeer(request.target, stores.agents, { ...(request.tokenEnv === undefined ? {} : { tokenEnv: request.tokenEnv }), ...(request.guard === undefined ? {} : { guard: request.guard }) });
+    peer = await resolvePeer(request.target, stores.agents, { ...(request.tokenEnv === undefined ? {} : { tokenEnv: request.tokenEnv, tokenRules: request.tokenRules }), ...(request.guard === undefined ? {} : { guard: request.guard }) });
   } else if (request.skill !== undefined) {
     const choice = chooseBySkill(stores.agents, request.skill);
     peer = choice.peer;
@@ -126,12 +138,12 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const attach = request.attach ?? [];
   if (text === '' && attach.length === 0) throw new LiteError('USAGE', 'send: give the task text, or attach a file');
 
-  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv), request.guard === undefined ? {} : { guard: request.guard });
+  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules), request.guard === undefined ? {} : { guard: request.guard });
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];
-  // Sent from a program a hub's agent runs: the conversation's trail goes on, for the loop guard.
-  const trail = trailFromEnv(request.env);
+  // Sent while handling a task a hub relayed: the conversation's trail goes on, for the loop guard.
+  const trail = request.trail ?? trailFromEnv(request.env);
   if (trail !== undefined) message.metadata = { ...message.metadata, [HUB_EXTENSION]: trail };
   const taskId = continued?.id ?? request.task;
   if (taskId !== undefined) message.taskId = taskId;

@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { RemoteAccess, RemoteInterface } from '../model/remote-access.js';
 import type { AddressGuardOptions } from '../net/address-guard.js';
-import type { Fetch } from '../net/outbound-fetch.js';
 
 /** A credential to present, read from the environment by the caller; never stored. */
 export interface Credential {
@@ -26,7 +25,7 @@ export interface TransportOptions {
    */
   guard?: AddressGuardOptions;
   /** Sends the requests instead of the outbound request (tests); `guard` is then not applied. */
-  fetch?: Fetch;
+  fetch?: typeof fetch;
 }
 
 export interface SendOptions {

@@ -12,6 +12,7 @@ import { SseParser } from '../net/sse.js';
 import { LiteError } from '../errors.js';
 import { readText } from '../net/body.js';
 import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
+import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/node-http.js';
 import { Outbox } from './outbox.js';
 import { CLOSE } from './websocket.js';
 import { dialLink, type WebSocketLink } from './ws-link.js';
@@ -28,6 +29,11 @@ export interface ConnectorOptions {
   /** Offer this agent to the routed sends of every principal of the hub, not only its owner's. */
   shared?: boolean;
   handler: A2AHandler;
+  /**
+   * The largest request body the agent takes (its `serve --max-body`; default 4 MiB): the hub
+   * is told, and refuses larger ones before they are sent; any that still comes is answered 413.
+   */
+  maxBodyBytes?: number;
   /** A line for the operator: connected, lost, retrying. */
   log?: (line: string) => void;
   /** The hub refused this agent for good (bad token, id owned by another). */
@@ -53,6 +59,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   const hub = options.hubUrl.replace(/\/+$/, '');
   const auth: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
   const stop = new AbortController();
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   let connected = false;
   let waiters: (() => void)[] = [];
 
@@ -72,13 +79,13 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     } else if (frame.type === 'request') {
       const gone = new AbortController();
       running.set(frame.rid, gone);
-      void answer(options.handler, frame, gone.signal, out).finally(() => running.delete(frame.rid));
+      void answer(options.handler, frame, gone.signal, out, maxBody).finally(() => running.delete(frame.rid));
     }
   };
 
   /** One connection to the hub, until it ends: a WebSocket, or an event stream if the hub (or a proxy) does not upgrade. */
   const session = async (): Promise<void> => {
-    const dialled = await dialLink(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}${options.shared === true ? '&shared=true' : ''}`, auth, LINK, stop.signal);
+    const dialled = await dialLink(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}${options.shared === true ? '&shared=true' : ''}&maxBody=${maxBody}`, auth, LINK, stop.signal);
     const running = new Map<string, AbortController>();
     try {
       if ('link' in dialled) await linkSession(dialled.link, running);
@@ -226,7 +233,11 @@ class Silence {
 }
 
 /** Runs one relayed request through the agent's handler and queues its answer. */
-async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, out: (frame: UpFrame) => void): Promise<void> {
+async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, out: (frame: UpFrame) => void, maxBody: number): Promise<void> {
+  if (Buffer.byteLength(frame.body) > maxBody) {
+    out({ type: 'response', rid: frame.rid, status: 413, headers: { ...STATUS_ERROR_HEADERS }, body: JSON.stringify(tooLargeBody(maxBody)) });
+    return;
+  }
   const request: HttpRequest = { method: frame.method, path: frame.path, query: new URLSearchParams(frame.query), headers: frame.headers, body: frame.body, signal, remoteAddress: 'hub' };
   // Tasks are the principal's the hub authenticated: another caller of the hub cannot see them.
   if (typeof frame.principal === 'string' && frame.principal !== '') request.principal = `hub:${frame.principal}`;

@@ -3,13 +3,14 @@
 // one is down or refuses before it accepted the task. Each choice is explained.
 
 import { cacheDiscovered, fetchAgentCard } from '../client/discover.js';
+import { refuseCredentials } from '../client/outgoing-message.js';
 import { sendTask, type SendListener, type SendRequest, type SendResult } from '../client/send-task.js';
 import { isLiteError, LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import type { KnownAgent } from '../home/known-agents.js';
 import type { AddressGuardOptions } from '../net/address-guard.js';
 import { readBody } from '../net/body.js';
-import { outboundFetch, type Fetch } from '../net/outbound-fetch.js';
+import { outboundFetch } from '../net/outbound-fetch.js';
 
 export interface HubCandidate {
   id: string;
@@ -25,7 +26,7 @@ export interface HubCallOptions {
   /** Check the address of every request (the hub's, the agents' at it) when it connects. */
   guard?: AddressGuardOptions;
   /** Sends the hub's requests instead of the outbound request (tests); `guard` is then not applied to them. */
-  fetch?: Fetch;
+  fetch?: typeof fetch;
 }
 
 /** The most a hub's answer (a list of agents) may hold. */
@@ -50,6 +51,7 @@ export async function hubCandidates(hubUrl: string, skill: string, options: HubC
  * await sendThroughHub(stores, 'http://hub:7400', { skill: 'translate', text: 'Bonjour', waitMs: 60_000, cwd, env });
  */
 export async function sendThroughHub(stores: Stores, hubUrl: string, request: SendRequest & { skill: string }, listener: SendListener = {}, options: HubCallOptions = {}): Promise<SendResult> {
+  if (request.allowCredentialText !== true) refuseCredentials([{ kind: 'text', text: request.text ?? '' }]);
   const candidates = await hubCandidates(hubUrl, request.skill, options);
   const errors: string[] = [];
   for (const [index, candidate] of candidates.entries()) {

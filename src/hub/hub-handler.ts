@@ -11,7 +11,7 @@
 
 import { withAuth, type AuthOptions } from '../a2a/server/auth.js';
 import { json, statusError, type A2AHandler } from '../a2a/server/http.js';
-import { type HttpRequest, type HttpResponse } from '../net/http-types.js';
+import type { HttpRequest, HttpResponse, RequestHead } from '../net/http-types.js';
 import { ERROR_TABLE, isLiteError, LiteError } from '../errors.js';
 import { parseJson } from '../json-text.js';
 import { consoleRoutes } from './console.js';
@@ -53,7 +53,7 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   const dialIn = { link, cardReadMs: options.cardReadMs ?? 10_000 };
   const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS, dialIn), options.auth ?? {});
   const page = options.console === true ? consoleRoutes() : undefined;
-  return async (request) => {
+  const handler: A2AHandler = async (request) => {
     try {
       if (!METHODS.has(request.method)) return statusError(405, 'UNIMPLEMENTED', `the hub takes ${[...METHODS].join(', ')}`, { allow: [...METHODS].join(', ') });
       checkRequest(request);
@@ -76,6 +76,18 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
       return statusError(500, 'INTERNAL', 'internal error');
     }
   };
+  // Only what is public is read without a credential: a stranger cannot make the hub hold
+  // bodies of up to its limit (64 MiB) just to answer 401.
+  const refusal = guarded.beforeBody;
+  if (refusal !== undefined) handler.beforeBody = (head) => (METHODS.has(head.method) && !isPublic(head, page !== undefined) ? refusal(head) : undefined);
+  return handler;
+}
+
+/** The hub's routes that need no credential: the AI Catalog, agents' cards and the console's files. */
+function isPublic(head: RequestHead, console: boolean): boolean {
+  if (head.method !== 'GET' && head.method !== 'HEAD') return false;
+  if (head.path === '/.well-known/ai-catalog.json' || (console && (head.path === '/console' || head.path.startsWith('/console/')))) return true;
+  return CARD_SUFFIXES.has(AGENT_PATH.exec(head.path)?.[2] ?? '');
 }
 
 /** The limits `listen` applies by default, for a hub served with them. */
@@ -136,23 +148,31 @@ async function connect(hub: Hub, request: UpgradeRequest, principal: string, dia
   const id = request.query.get('agent') ?? '';
   const shared = request.query.get('shared') ?? 'false';
   if (shared !== 'true' && shared !== 'false') throw new LiteError('INVALID_PARAMS', '"shared" is true or false');
+  const maxBody = maxBodyOf(request.query.get('maxBody'));
   const owner = await hub.registry.ownerOf(id);
   if (owner !== undefined && owner !== principal) throw new LiteError('FORBIDDEN', `the agent id "${id}" is registered by another principal`);
   const routed = owner === principal;
   let answer: HttpResponse;
   let session: string;
   if (request.upgrade === undefined) {
-    const opened = hub.relay.open(id, hub.agentUrl(id), principal, routed);
+    const opened = hub.relay.open(id, hub.agentUrl(id), principal, routed, maxBody);
     session = opened.session;
     answer = opened;
   } else {
     const link = acceptLink(request, dialIn.link);
     if (!(link instanceof WebSocketLink)) return link;
-    session = hub.relay.attach(id, hub.agentUrl(id), principal, link, routed);
+    session = hub.relay.attach(id, hub.agentUrl(id), principal, link, routed, maxBody);
     answer = TAKEN;
   }
   void readCard(hub, { id, principal, session, routed, shared: shared === 'true' }, dialIn.cardReadMs);
   return answer;
+}
+
+/** The largest body a dialling agent takes (`maxBody`, its `serve --max-body`); none when it does not say. */
+function maxBodyOf(given: string | null): number | undefined {
+  if (given === null) return undefined;
+  if (!/^[1-9][0-9]{0,15}$/.test(given) || !Number.isSafeInteger(Number(given))) throw new LiteError('INVALID_PARAMS', '"maxBody" is a whole number of bytes');
+  return Number(given);
 }
 
 /**

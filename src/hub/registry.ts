@@ -193,6 +193,10 @@ export class Registry {
     let text: string;
     try {
       const response = await requestAgent(url, { headers: { accept: 'application/json', ...(this.via === '' ? {} : { [VIA_HEADER]: this.via }) }, timeoutMs: 10_000 }, this.allowPrivate);
+      if (response.statusCode === 508) {
+        response.resume();
+        throw failed('PEER_ERROR', 'the request came back to this hub (HTTP 508: a loop); register the address the agent itself serves, not one of this hub or of a hub that leads back here');
+      }
       if (response.statusCode !== 200) {
         response.resume();
         throw failed('PEER_ERROR', `it answered HTTP ${response.statusCode}`);

@@ -1,9 +1,8 @@
-// The hub's side of the relay: agents behind NAT hold a connection open to the hub (an event
-// stream), and every request for such an agent goes down that stream whole and comes back as
-// frames (frames.ts). Requests made while an agent is reconnecting wait a short grace period.
-// A lost connection fails the requests not yet answered and ends the relayed streams: the task
-// lives at the agent, and its client resubscribes with Last-Event-ID once the agent is back.
-// A new agent's connection carries only the hub's read of its card until the card is registered.
+// The hub's side of the relay: agents behind NAT hold a connection open to the hub, and every
+// request for such an agent goes down it whole and comes back as frames (frames.ts); one made
+// while its agent reconnects waits a short grace period. A lost connection fails the requests not
+// yet answered and ends the relayed streams: the task lives at the agent, and its client resubscribes
+// with Last-Event-ID. A new agent's connection carries only the hub's card read until it registers.
 
 import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
@@ -14,8 +13,7 @@ import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './
 import { CLOSE } from './websocket.js';
 import type { WebSocketLink } from './ws-link.js';
 
-/** The close code of a link the hub refuses (RFC 6455 §7.4.1, policy violation). */
-const CLOSE_REFUSED = 1008;
+const CLOSE_REFUSED = 1008; // a link the hub refuses (RFC 6455 §7.4.1, policy violation)
 
 export interface RelayObserver {
   up(agentId: string): void;
@@ -63,6 +61,8 @@ interface Session {
   pending: Map<string, Pending>;
   pings: Map<number, number>;
   missed: number;
+  /** The largest request body the agent takes (its `serve --max-body`), when it said. */
+  maxBody: number | undefined;
 }
 
 /** Headers the hub never passes on: the caller's credentials, and the connection's own. */
@@ -106,17 +106,17 @@ export class Relay {
    * replaces the one the agent had (a reconnect seen before the old connection's end); any other
    * is sent nothing but what `forwardOn` sends until `route` makes it the agent's.
    */
-  open(agentId: string, baseUrl: string, principal: string, routed: boolean): HttpResponse & { session: string } {
+  open(agentId: string, baseUrl: string, principal: string, routed: boolean, maxBody?: number): HttpResponse & { session: string } {
     // Many requests in one turn of the event loop go down in one write.
     const events = new Channel(true);
-    const session = this.start(agentId, baseUrl, principal, { kind: 'event-stream', send: (frame) => events.push(sseEvent(frame)), end: () => events.end() }, routed);
+    const session = this.start(agentId, baseUrl, principal, { kind: 'event-stream', send: (frame) => events.push(sseEvent(frame)), end: () => events.end() }, routed, maxBody);
     events.onClose(() => this.closed(session));
     return { status: 200, headers: { ...SSE_HEADERS }, events, session: session.id };
   }
 
   /** Opens a session for `agentId` over a WebSocket link, which carries its answers too; routed as `open` says. Its id. */
-  attach(agentId: string, baseUrl: string, principal: string, link: WebSocketLink, routed: boolean): string {
-    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: (why) => link.close(why === undefined ? CLOSE.goingAway : CLOSE_REFUSED, why) }, routed);
+  attach(agentId: string, baseUrl: string, principal: string, link: WebSocketLink, routed: boolean, maxBody?: number): string {
+    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: (why) => link.close(why === undefined ? CLOSE.goingAway : CLOSE_REFUSED, why) }, routed, maxBody);
     link.onClose(() => this.closed(session));
     link.messages((payload) => {
       if (session.over) return;
@@ -132,8 +132,8 @@ export class Relay {
     return session.id;
   }
 
-  private start(agentId: string, baseUrl: string, principal: string, down: Transport, routed: boolean): Session {
-    const session: Session = { id: randomUUID(), agentId, principal, down, over: false, pending: new Map(), pings: new Map(), missed: 0 };
+  private start(agentId: string, baseUrl: string, principal: string, down: Transport, routed: boolean, maxBody: number | undefined): Session {
+    const session: Session = { id: randomUUID(), agentId, principal, down, over: false, pending: new Map(), pings: new Map(), missed: 0, maxBody };
     this.sessions.set(session.id, session);
     send(session, { type: 'hello', session: session.id, agentId, baseUrl, heartbeatMs: this.heartbeatMs });
     if (routed) this.makeRouted(session);
@@ -183,6 +183,10 @@ export class Relay {
   }
 
   private async exchange(session: Session, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
+    // What the agent would refuse is not sent down its connection at all.
+    if (session.maxBody !== undefined && request.body.length > session.maxBody / 3 && Buffer.byteLength(request.body) > session.maxBody) {
+      return statusError(413, 'RESOURCE_EXHAUSTED', `agent ${session.agentId} takes request bodies of up to ${session.maxBody} bytes`);
+    }
     // Unique in this hub's run: a session's answers come only from its own agent.
     const rid = (this.rids += 1).toString(36);
     const headers: Record<string, string> = {};

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HubEvents, type HubEvent } from './hub-events.js';
-import { TaskWatch } from './task-watch.js';
+import { TaskWatch, UNREAD_BYTES } from './task-watch.js';
 
 const answer = (id: string, state = 'TASK_STATE_COMPLETED'): { status: number; headers: Record<string, string>; body: string } => ({
   status: 200,
@@ -35,6 +35,26 @@ describe('the task watch', () => {
     const watch = new TaskWatch(events);
     watch.tap('a', 'alice', answer('t1', 'TASK_STATE_WORKING'));
     expect(published).toMatchObject([{ type: 'task', task: { taskId: 't1', state: 'working', principal: 'alice' } }]);
+    events.close();
+  });
+
+  it('keeps no more than its byte budget of large answers unread, and loses none of their tasks', () => {
+    const events = new HubEvents();
+    const watch = new TaskWatch(events);
+    // 200 answers of half a MiB each: 100 MiB if each were kept whole.
+    const padding = 'x'.repeat(512 * 1024);
+    const big = (id: string): ReturnType<typeof answer> => ({ ...answer(id), body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task: { id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, metadata: { padding } } } }) });
+    let most = 0;
+    for (let i = 0; i < 200; i += 1) {
+      watch.tap('a', 'alice', big(`t${i}`));
+      most = Math.max(most, watch.keptText);
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(UNREAD_BYTES);
+    const listed = watch.list('alice');
+    expect(listed).toHaveLength(200);
+    expect(listed[0]?.taskId).toBe('t199');
+    expect(watch.keptText).toBe(0);
     events.close();
   });
 });

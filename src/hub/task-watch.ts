@@ -15,6 +15,8 @@ import { watchedEvents } from './watched-events.js';
 const KEPT_TASKS = 500;
 /** The most answers kept unread; the oldest are dropped first. */
 const UNREAD = 2 * KEPT_TASKS;
+/** The most text kept unread: past it, what is kept is read at once (and then let go). */
+export const UNREAD_BYTES = 8 * 1024 * 1024;
 
 /** An answer, or the data of one event of a stream, as relayed at `at`. */
 interface Unread {
@@ -30,6 +32,8 @@ export class TaskWatch {
   private readonly unread: (Unread | undefined)[] = new Array<Unread | undefined>(UNREAD);
   private first = 0;
   private count = 0;
+  /** The length of the text kept unread (UTF-16 units, about its bytes). */
+  private kept = 0;
 
   constructor(private readonly events: HubEvents) {
     events.beforeWatch(() => this.catchUp());
@@ -60,15 +64,25 @@ export class TaskWatch {
     return { ...response, events: watchedEvents(response.events, { chunk: read }) };
   }
 
-  /** Reads `answer` now if someone follows the feed, or keeps it for later. */
+  /** How much answer text is kept unread now. */
+  get keptText(): number {
+    return this.kept;
+  }
+
+  /**
+   * Reads `answer` now if someone follows the feed, or keeps it for later. However large the
+   * answers, no more than UNREAD_BYTES of them are kept: reaching it, all are read at once.
+   */
   private note(answer: Unread): void {
-    if (this.events.followed) {
+    if (this.events.followed || this.kept + answer.text.length > UNREAD_BYTES) {
       this.catchUp();
       this.readAnswer(answer);
       return;
     }
     // Full: the newest takes the oldest one's place.
-    this.unread[(this.first + this.count) % UNREAD] = answer;
+    const slot = (this.first + this.count) % UNREAD;
+    this.kept += answer.text.length - (this.unread[slot]?.text.length ?? 0);
+    this.unread[slot] = answer;
     if (this.count < UNREAD) this.count += 1;
     else this.first = (this.first + 1) % UNREAD;
   }
@@ -83,6 +97,7 @@ export class TaskWatch {
     }
     this.first = 0;
     this.count = 0;
+    this.kept = 0;
     for (const answer of unread) this.readAnswer(answer);
   }
 

@@ -39,7 +39,15 @@ export type HttpResponse =
   | { status: number; headers: Record<string, string>; body: string }
   | { status: number; headers: Record<string, string>; events: AsyncIterable<string> };
 
-export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;
+/** What is known of a request before its body is read. */
+export type RequestHead = Pick<HttpRequest, 'method' | 'path' | 'headers' | 'remoteAddress'>;
+
+/**
+ * Serves one request. `beforeBody`, when a handler has it, answers from the head alone what
+ * needs no body (a missing or wrong credential): the socket adapters ask it before they read
+ * the body, so a caller without a credential never makes the server hold one.
+ */
+export type HttpHandler = ((request: HttpRequest) => Promise<HttpResponse>) & { beforeBody?: (head: RequestHead) => HttpResponse | undefined };
 
 /** Calls `listener` once if the client of `request` goes away; returns what stops listening. */
 export function whenGone(request: HttpRequest, listener: () => void): () => void {

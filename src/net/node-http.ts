@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { ERROR_TABLE } from '../errors.js';
 import { readBody } from './body.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http-types.js';
+import { answeredByHead, flatHeaders, splitUrl } from './request-head.js';
 import { A2A_JSON } from '../media-types.js';
 
 export interface NodeAdapterOptions {
@@ -57,6 +58,7 @@ export function nodeListener(handler: HttpHandler, options: NodeAdapterOptions =
 }
 
 async function serveOne(handler: HttpHandler, req: IncomingMessage, res: ServerResponse, limits: { body: number; backlog: number }): Promise<void> {
+  if (answeredByHead(handler, req, res)) return;
   const max = limits.body;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > max) return tooLarge(res, max);
@@ -142,43 +144,6 @@ class NodeRequest implements HttpRequest {
     res.once('close', closed);
     return () => res.off('close', closed);
   }
-}
-
-/** A path of unreserved characters without dot segments, and a query with nothing to escape. */
-const PLAIN_URL = /^\/(?:[\w.~:@-]+(?:\/[\w.~:@-]*)*)?(?:\?[\w.~%+=&-]+)?$/;
-const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
-
-/**
- * The path and query of a request target: a path is appended to a base, not resolved (`//x`
- * would name a host); a target that is no URL (`http://[/`) is a path no route has. Plain
- * targets like `/jsonrpc`, which parsing leaves unchanged, skip it.
- */
-function splitUrl(target: string): { path: string; search: string } {
-  if (PLAIN_URL.test(target) && !DOT_SEGMENT.test(target)) {
-    const mark = target.indexOf('?');
-    return mark === -1 ? { path: target, search: '' } : { path: target.slice(0, mark), search: target.slice(mark) };
-  }
-  const text = target.startsWith('/') ? `http://localhost${target}` : target;
-  if (!URL.canParse(text, 'http://localhost')) return { path: target, search: '' };
-  const url = new URL(text, 'http://localhost');
-  return { path: url.pathname, search: url.search };
-}
-
-/** Header values as single strings (repeated ones joined); node's own object when they are already. */
-function flatHeaders(raw: IncomingMessage['headers']): Record<string, string> {
-  let flat = true;
-  for (const name in raw) {
-    if (typeof raw[name] !== 'string') {
-      flat = false;
-      break;
-    }
-  }
-  if (flat) return raw as Record<string, string>;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 async function write(res: ServerResponse, response: HttpResponse, head: boolean, goneSignal: () => AbortSignal, maxBacklog: number): Promise<void> {

@@ -9,6 +9,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { HttpHandler } from './http-types.js';
+import { answeredByHead } from './request-head.js';
 import { respond, tooLargeBody, STATUS_ERROR_HEADERS, type Upgrades } from './node-http.js';
 
 export interface UpgradeLimits {
@@ -40,6 +41,7 @@ export function upgrades(handler: HttpHandler, takes: (req: IncomingMessage) => 
 
 /** An ordinary request that happened to carry an Upgrade header: its body read here, as node:http would have. */
 async function plain(handler: HttpHandler, req: IncomingMessage, res: ServerResponse, socket: Socket, head: Buffer, limits: UpgradeLimits): Promise<void> {
+  if (answeredByHead(handler, req, res)) return;
   if (req.headers['transfer-encoding'] !== undefined) {
     return refuse(res, 400, { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'a request with an Upgrade header must give its Content-Length; send it without the Upgrade header' } });
   }

@@ -1,6 +1,7 @@
 // The plugin's settings (`plugins.entries.a2a-lite.config` in OpenClaw's config), read strictly:
 // an unknown key or a wrong type is refused with its name, as OpenClaw refuses any config error.
 
+import { ENV_NAME, TokenRules, type TokenBinding } from '../client/token-rules.js';
 import { LiteError } from '../errors.js';
 
 export interface PluginConfig {
@@ -16,6 +17,11 @@ export interface PluginConfig {
   allowPrivateNetworks: boolean;
   /** The language of the card reply: zh or en (default: the language the discover was asked in). */
   lang?: 'zh' | 'en';
+  /**
+   * The only environment variables the tools may send as a token, each with the one origin its
+   * token is for (default none): the model may pick among them, never name another.
+   */
+  tokens: TokenBinding[];
 }
 
 /** The same rules as JSON Schema, for the manifest. */
@@ -29,6 +35,21 @@ export const CONFIG_JSON_SCHEMA = {
     checkOutbound: { type: 'boolean', description: 'Refuse outgoing messages that break the A2A-Lite protocol or carry a credential (default true)' },
     allowPrivateNetworks: { type: 'boolean', description: 'Let discover and send reach agents on this machine or the local network (default false; link-local and cloud metadata addresses never)' },
     lang: { type: 'string', enum: ['zh', 'en'], description: 'Language of the [A2A:card] reply (default: that of the question)' },
+    tokens: {
+      type: 'array',
+      maxItems: 100,
+      description:
+        'The only environment variables the tools may send as a token, each bound to the one origin (scheme://host[:port]) its token is for; the model may choose among them, never name another (default none)',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['env', 'origin'],
+        properties: {
+          env: { type: 'string', pattern: ENV_NAME.source, description: 'The environment variable holding the token, e.g. MEXICO_TOKEN' },
+          origin: { type: 'string', description: 'Where that token may go, e.g. https://agents.example.com (no path)' },
+        },
+      },
+    },
   },
 } as const;
 
@@ -36,7 +57,7 @@ const BOOLEANS = ['record', 'answerDiscover', 'checkOutbound', 'allowPrivateNetw
 
 /** Reads the plugin's config; `undefined` is all defaults. */
 export function readConfig(value: unknown): PluginConfig {
-  const config: PluginConfig = { record: true, answerDiscover: true, checkOutbound: true, allowPrivateNetworks: false };
+  const config: PluginConfig = { record: true, answerDiscover: true, checkOutbound: true, allowPrivateNetworks: false, tokens: [] };
   if (value === undefined || value === null) return config;
   if (typeof value !== 'object' || Array.isArray(value)) throw new LiteError('USAGE', 'the a2a-lite plugin config is an object');
   const given = value as Record<string, unknown>;
@@ -56,7 +77,43 @@ export function readConfig(value: unknown): PluginConfig {
     if (given.lang !== 'zh' && given.lang !== 'en') throw new LiteError('USAGE', 'the a2a-lite plugin config: lang is zh or en');
     config.lang = given.lang;
   }
+  if (given.tokens !== undefined) config.tokens = readTokens(given.tokens);
   return config;
+}
+
+/** The tools' token rules: only the variables the config names, each to its own origin. */
+export function tokenRulesOf(config: Pick<PluginConfig, 'tokens'>): TokenRules {
+  return new TokenRules(config.tokens, 'the a2a-lite plugin config (tokens)');
+}
+
+/** The `tokens` list: `[{ env: "NAME", origin: "https://host[:port]" }, …]`, each origin written as URL writes it. */
+function readTokens(value: unknown): TokenBinding[] {
+  const where = 'the a2a-lite plugin config: tokens';
+  if (!Array.isArray(value)) throw new LiteError('USAGE', `${where} is a list of { "env": NAME, "origin": "https://host[:port]" }`);
+  if (value.length > CONFIG_JSON_SCHEMA.properties.tokens.maxItems) throw new LiteError('USAGE', `${where} holds at most ${CONFIG_JSON_SCHEMA.properties.tokens.maxItems} entries`);
+  return value.map((entry: unknown, i) => {
+    const at = `${where}[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new LiteError('USAGE', `${at} is an object { "env": NAME, "origin": "https://host[:port]" }`);
+    const fields = entry as Record<string, unknown>;
+    const unknown = Object.keys(fields).find((key) => key !== 'env' && key !== 'origin');
+    if (unknown !== undefined) throw new LiteError('USAGE', `${at} has no field "${unknown.slice(0, 40)}"; it has env and origin`);
+    if (typeof fields.env !== 'string' || !ENV_NAME.test(fields.env)) throw new LiteError('USAGE', `${at}.env is the name of an environment variable (letters, digits and _), never the token itself`);
+    return { env: fields.env, origin: readOrigin(fields.origin, `${at}.origin`) };
+  });
+}
+
+function readOrigin(value: unknown, at: string): string {
+  const wrong = `${at} is an origin such as https://agents.example.com or http://127.0.0.1:7331: a scheme, a host and a port, no path`;
+  if (typeof value !== 'string') throw new LiteError('USAGE', wrong);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new LiteError('USAGE', wrong);
+  }
+  const bare = (url.pathname === '/' || url.pathname === '') && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !bare || /[?#@]/.test(value)) throw new LiteError('USAGE', wrong);
+  return url.origin;
 }
 
 /** The config schema in the form a plugin entry gives it to OpenClaw. */

@@ -5,17 +5,19 @@
 // manifest, and the skill ships with it.
 
 import { readFileSync } from 'node:fs';
-import { configSchema, readConfig, type PluginConfig } from './config.js';
+import { configSchema, readConfig, tokenRulesOf, type PluginConfig } from './config.js';
 import type { AgentTool, HostApi, ToolContext } from './host.js';
 import { onInbound, onOutbound } from './hooks.js';
 import { agentOfSession, storesFor, workspaceOf } from './place.js';
-import { makeTool, type ToolSpec } from './tool-kit.js';
+import { makeTool } from './tool-kit.js';
 import { localTools } from './tools-local.js';
-import { remoteTools, type RemoteSettings } from './tools-remote.js';
+import { remoteTools } from './tools-remote.js';
+import { toolSet } from './tool-set.js';
 import { runTools } from './tools-run.js';
 
 // The plugin's settings, and the part of OpenClaw's API it is written against (host.ts).
 export type { PluginConfig } from './config.js';
+export type { TokenBinding } from '../client/token-rules.js';
 export type {
   HostApi,
   HostLogger,
@@ -34,18 +36,13 @@ export type {
 export const PLUGIN_ID = 'a2a-lite';
 
 /** Every tool's name, as the manifest's `contracts.tools` lists them. */
-export const TOOL_NAMES = [...localTools(() => never()), ...remoteTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false }), ...runTools(() => never(), { workspace: undefined, env: {}, allowPrivateNetworks: false })].map((t) => t.name);
+const NAMES_ONLY = { workspace: undefined, env: {}, allowPrivateNetworks: false, tokens: tokenRulesOf({ tokens: [] }) };
+export const TOOL_NAMES = [...localTools(() => never()), ...remoteTools(() => never(), NAMES_ONLY), ...runTools(() => never(), NAMES_ONLY)].map((t) => t.name);
 
-/**
- * The tools for one run of an agent (its workspace decides the home). `network` stands in for
- * the network in tests: how names resolve, and names allowed on private addresses.
- */
-export function toolsFor(config: PluginConfig, context: ToolContext, api: Pick<HostApi, 'config' | 'runtime'>, env: NodeJS.ProcessEnv = process.env, network?: RemoteSettings['network']): AgentTool[] {
+/** The tools for one run of an agent (its workspace decides the home). */
+export function toolsFor(config: PluginConfig, context: ToolContext, api: Pick<HostApi, 'config' | 'runtime'>, env: NodeJS.ProcessEnv = process.env): AgentTool[] {
   const workspace = context.workspaceDir ?? workspaceOf(api as HostApi, context.agentId ?? agentOfSession(context.sessionKey));
-  const open = () => storesFor(config, workspace, env);
-  const settings: RemoteSettings = { workspace, env, allowPrivateNetworks: config.allowPrivateNetworks, ...(network === undefined ? {} : { network }) };
-  const specs: ToolSpec[] = [...localTools(open), ...remoteTools(open, settings), ...runTools(open, settings)];
-  return specs.map(makeTool);
+  return toolSet(config, workspace, env).map(makeTool);
 }
 
 export function register(api: HostApi): void {

@@ -14,8 +14,10 @@ import { LiteError, isLiteError } from '../errors.js';
 import { format } from '../protocol/format.js';
 import type { Message } from '../protocol/types.js';
 import { checkAddress, placeOf, type AddressGuardOptions, type Refused } from '../net/address-guard.js';
+import type { TokenRules } from '../client/token-rules.js';
 import type { OpenStores } from './tools-local.js';
-import { bool, str, strings, type ToolSpec } from './tool-kit.js';
+import { pluginTrail } from './trail.js';
+import { bool, str, strings, type Schema, type ToolSpec } from './tool-kit.js';
 
 export interface RemoteSettings {
   /** The folder attachments must lie in (the agent's workspace). */
@@ -23,14 +25,22 @@ export interface RemoteSettings {
   env: NodeJS.ProcessEnv;
   /** Allow agents on loopback and private networks (never link-local metadata addresses). */
   allowPrivateNetworks: boolean;
+  /** The token variables the operator allows, each bound to its origin; no other is ever read. */
+  tokens: TokenRules;
   /** How names resolve, and names allowed on private addresses: the tests' stand-in for a public network. */
   network?: Pick<AddressGuardOptions, 'resolve' | 'allowPrivateHosts'>;
 }
 
 const DEFAULT_WAIT_S = 600;
-const tokenEnv = str('Name of the environment variable holding the agent\'s token (never the token itself)');
+/** The tokenEnv argument: one of the names the operator configured, when there are any. */
+function tokenEnvArg(tokens: TokenRules): Schema {
+  const names = tokens.names();
+  if (names.length === 0) return str('The token to send, by the name of its environment variable; none is configured for this plugin, so leave it out');
+  return str(`The token to send, by the name of its environment variable: one the operator configured (${names.join(', ')}), each sent only to its own origin`, { enum: names });
+}
 
 export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpec[] {
+  const tokenEnv = tokenEnvArg(settings.tokens);
   return [
     {
       name: 'a2a_lite_discover',
@@ -42,7 +52,10 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
         const url = args.required('url');
         await checkAgentUrl(url, settings);
         const name = args.string('tokenEnv');
+        if (name !== undefined) settings.tokens.checkName(name, 'a2a_lite_discover');
         const found = await fetchAgentCard(url, { guard: guardOf(settings) });
+        // Kept with the agent only when it may go where the agent is called.
+        if (name !== undefined) settings.tokens.check(name, found.card.interfaces[0]?.url, 'a2a_lite_discover');
         const { agent, replaced } = cacheDiscovered(open().agents, found, name === undefined ? {} : { tokenEnv: name });
         return { text: render(agent.card, 'en'), details: { id: agent.card.agent.id, replaced, card: agent.card, a2a: agent.cache.a2a ?? null } };
       },
@@ -65,13 +78,16 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
       },
       async run(args, signal, progress) {
         const target = args.string('target');
+        const name = args.string('tokenEnv');
+        if (name !== undefined) settings.tokens.checkName(name, 'a2a_lite_send');
         if (target !== undefined && isUrl(target)) await checkAgentUrl(target, settings);
         const attach = (args.strings('attachments') ?? []).map((file) => insideWorkspace(file, settings.workspace));
         const wait = args.number('timeoutSeconds') ?? DEFAULT_WAIT_S;
         if (wait <= 0) throw new LiteError('USAGE', 'a2a_lite_send: timeoutSeconds is more than 0');
         const notes: string[] = [];
+        const stores = open();
         const result = await sendTask(
-          open(),
+          stores,
           {
             ...(target !== undefined ? { target } : {}),
             ...optional('skill', args.string('skill')),
@@ -80,7 +96,9 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
             reply: args.boolean('reply') === true,
             ...optional('task', args.string('task')),
             ...optional('context', args.string('context')),
-            ...optional('tokenEnv', args.string('tokenEnv')),
+            ...optional('tokenEnv', name),
+            tokenRules: settings.tokens,
+            trail: pluginTrail(stores, settings.env),
             waitMs: wait * 1000,
             cwd: settings.workspace ?? process.cwd(),
             env: settings.env,
@@ -129,7 +147,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
         const record = stores.tasks.get(id, args.string('peer'));
         if (record.role !== 'requester') throw new LiteError('UNSUPPORTED_OPERATION', `task ${id} was given to this agent by ${record.peer}; only a task this agent sent can be cancelled at its agent`, { task: id });
         const peer = peerOf(stores.agents.get(record.peer));
-        const task = await transportFor(peer, credentialFor(peer, settings.env, args.string('tokenEnv')), { guard: guardOf(settings) }).cancelTask(id);
+        const task = await transportFor(peer, credentialFor(peer, settings.env, args.string('tokenEnv'), settings.tokens), { guard: guardOf(settings) }).cancelTask(id);
         const remote = new RemoteRecord(stores, peer.id);
         const taken = remote.take({ kind: 'task', task }, task);
         return { text: taken.message ? format(taken.message) : `task ${id}: ${task.status.state}`, details: { task: id, peer: peer.id, state: remote.stateOf(task) } };

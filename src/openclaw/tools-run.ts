@@ -10,6 +10,7 @@ import { LiteError } from '../errors.js';
 import type { OpenStores } from './tools-local.js';
 import { checkAgentUrl, guardOf, insideWorkspace, type RemoteSettings } from './tools-remote.js';
 import { str, type ToolSpec } from './tool-kit.js';
+import { pluginTrail } from './trail.js';
 
 export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[] {
   return [
@@ -34,13 +35,16 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
           inputs[key] = value;
         }
         const maxParallel = args.number('maxParallel');
+        const stores = open();
         const common = {
-          stores: open(),
+          stores,
           env: settings.env,
           ...(signal ? { signal } : {}),
           ...(maxParallel !== undefined ? { maxParallel } : {}),
           checkUrl: (url: string) => checkAgentUrl(url, settings),
           guard: guardOf(settings),
+          tokenRules: settings.tokens,
+          trail: pluginTrail(stores, settings.env),
           onEvent: (event: Parameters<NonNullable<Parameters<typeof runPlan>[1]['onEvent']>>[0]) => {
             if (event.type === 'step') progress(`${event.key}: ${event.state}${event.error ? ` (${event.error})` : ''}`, { step: event.key, state: event.state, task: event.task ?? null });
           },
@@ -49,7 +53,7 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
         if (resume !== undefined) result = await resumeRun(resume, common);
         else {
           const path = insideWorkspace(planFile as string, settings.workspace, 'a2a_lite_run');
-          result = await runPlan(readPlanFile(path), { ...common, root: dirname(path), source: path, inputs });
+          result = await runPlan(await readPlanFile(path), { ...common, root: dirname(path), source: path, inputs });
         }
         const { run } = result;
         const files = run.output?.files ?? [];

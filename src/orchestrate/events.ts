@@ -1,6 +1,8 @@
 // What a run tells its listener as it goes (the CLI's tree view and --json lines, serve --plan's
 // status updates), and what a whole run and one of its subtasks share while they work.
 
+import type { HubTrail } from '../a2a/wire/hub-trail.js';
+import type { TokenRules } from '../client/token-rules.js';
 import type { Stores } from '../home/stores.js';
 import type { AddressGuardOptions } from '../net/address-guard.js';
 import type { Limiter } from './limiter.js';
@@ -44,6 +46,10 @@ export interface RunContext {
   targets: Targets;
   limiter: Limiter;
   env: NodeJS.ProcessEnv;
+  /** The token variables the run may send, each bound to its origin (the OpenClaw plugin's); default any. */
+  tokenRules?: TokenRules;
+  /** The hub trail every subtask carries on (the task a served plan is running came with one). */
+  trail?: HubTrail;
   signal: AbortSignal;
   emit(event: RunEvent): void;
   /** Checks the address of every request of the run (agents, the hub) when it connects. */

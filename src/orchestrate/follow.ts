@@ -3,6 +3,7 @@
 // cancelling it at the agent when the run is interrupted.
 
 import { credentialFor, transportFor, type Peer } from '../client/peer.js';
+import type { TokenRules } from '../client/token-rules.js';
 import { RemoteRecord } from '../client/remote-record.js';
 import { followTask } from '../client/remote-task.js';
 import type { SendResult } from '../client/send-task.js';
@@ -15,6 +16,7 @@ export interface FollowRequest {
   taskId: string;
   env: NodeJS.ProcessEnv;
   tokenEnv?: string;
+  tokenRules?: TokenRules | undefined;
   /** Checks the address of every request when it connects. */
   guard?: AddressGuardOptions;
   waitMs: number;
@@ -24,7 +26,7 @@ export interface FollowRequest {
 
 /** Follows task `taskId` at `peer` until it ends (or asks), like `sendTask` after its send. */
 export async function followSubtask(stores: Stores, request: FollowRequest): Promise<SendResult> {
-  const transport = transportFor(request.peer, credentialFor(request.peer, request.env, request.tokenEnv), request.guard === undefined ? {} : { guard: request.guard });
+  const transport = transportFor(request.peer, credentialFor(request.peer, request.env, request.tokenEnv, request.tokenRules), request.guard === undefined ? {} : { guard: request.guard });
   const record = new RemoteRecord(stores, request.peer.id);
   let current: Task | undefined;
   const following = new AbortController();

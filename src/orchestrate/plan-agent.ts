@@ -4,6 +4,7 @@
 // cancel of the task cancels every running subtask at its agent.
 
 import { readFileSync } from 'node:fs';
+import { trailOf } from '../a2a/wire/hub-trail.js';
 import { LiteError, isLiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import { mediaTypeOf } from '../media-types.js';
@@ -61,6 +62,8 @@ export function planHandler(options: PlanAgentOptions): (task: IncomingTask, ctx
         ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}),
         ...(options.checkUrl !== undefined ? { checkUrl: options.checkUrl } : {}),
         ...(options.guard !== undefined ? { guard: options.guard } : {}),
+        // The hub's loop trail the task came with goes on every subtask: a plan that reaches itself is a loop.
+        trail: trailOf(task.message.metadata),
         onEvent: (event) => {
           if (event.type !== 'step' || event.index !== undefined) return;
           const done = ['completed', 'failed', 'rejected', 'cancelled', 'skipped', 'input-required', 'auth-required'].includes(event.state);

@@ -1,5 +1,6 @@
-// Reading a plan file: JSON when it says so (or starts with `{`), else YAML (yaml.ts), then
-// parsed and checked, so that a plan file is refused whole before anything is sent.
+// Reading a plan file: JSON when it says so (or starts with `{`), else YAML (plan-yaml.ts, which
+// loads the yaml package only then), then parsed and checked, so that a plan file is refused
+// whole before anything is sent.
 
 import { readFileSync, statSync } from 'node:fs';
 import { LiteError } from '../errors.js';
@@ -7,15 +8,16 @@ import { parseJson } from '../json-text.js';
 import { checkPlan } from './plan-check.js';
 import { parsePlanDocument } from './plan-parse.js';
 import type { Plan } from './plan.js';
-import { parseYaml } from './yaml.js';
+import { parsePlanYaml } from './plan-yaml.js';
 
-/** The largest plan file read. */
-const MAX_PLAN_BYTES = 1024 * 1024;
+/** The largest plan read, from a file or as text. */
+export const MAX_PLAN_BYTES = 1024 * 1024;
 
 /** The document in plan text: JSON or YAML. */
-export function readPlanText(text: string, source: string): unknown {
+export async function readPlanText(text: string, source: string): Promise<unknown> {
+  if (Buffer.byteLength(text, 'utf8') > MAX_PLAN_BYTES) throw new LiteError('INPUT_TOO_LARGE', `plan: ${source} is over ${MAX_PLAN_BYTES} bytes`);
   const json = source.toLowerCase().endsWith('.json') || text.trimStart().startsWith('{');
-  if (!json) return parseYaml(text);
+  if (!json) return parsePlanYaml(text);
   try {
     return parseJson(text, source);
   } catch (error) {
@@ -23,18 +25,23 @@ export function readPlanText(text: string, source: string): unknown {
   }
 }
 
-/** The plan in text (JSON or YAML), parsed and checked. */
-export function parsePlan(text: string, source = 'plan'): Plan {
-  return checkPlan(parsePlanDocument(readPlanText(text, source)));
+/**
+ * The plan in text (JSON or YAML), parsed and checked.
+ *
+ * @example
+ * const plan = await parsePlan('steps:\n  - id: a\n    agent: http://127.0.0.1:7331\n    text: hi\n', 'plan.yaml');
+ */
+export async function parsePlan(text: string, source = 'plan'): Promise<Plan> {
+  return checkPlan(parsePlanDocument(await readPlanText(text, source)));
 }
 
 /**
  * The plan in the file at `path`, parsed and checked.
  *
  * @example
- * const plan = readPlanFile('research.yaml');
+ * const plan = await readPlanFile('research.yaml');
  */
-export function readPlanFile(path: string): Plan {
+export async function readPlanFile(path: string): Promise<Plan> {
   let size: number;
   try {
     size = statSync(path).size;

@@ -91,11 +91,11 @@ describe('reading a plan', () => {
     expect(() => resolveInputs(keyed, { apiKey: 'hunter2-secret' })).toThrow('the input "apiKey" looks like a credential; a plan takes tokens from the environment');
   });
 
-  it('reads the same plan from YAML and from JSON', () => {
+  it('reads the same plan from YAML and from JSON', async () => {
     const yaml = `name: two\nsteps:\n  - id: a\n    agent: ${URL_A}\n    text: hi\n  - id: b\n    skill: review\n    text: "{{steps.a.text}}"\n`;
     const json = JSON.stringify({ name: 'two', steps: [{ id: 'a', agent: URL_A, text: 'hi' }, { id: 'b', skill: 'review', text: '{{steps.a.text}}' }] });
-    expect(parsePlan(yaml, 'plan.yaml')).toEqual(parsePlan(json, 'plan.json'));
-    expect(() => parsePlan('{"steps": [', 'plan.json')).toThrow(/INVALID_JSON|not valid JSON/);
+    expect(await parsePlan(yaml, 'plan.yaml')).toEqual(await parsePlan(json, 'plan.json'));
+    await expect(parsePlan('{"steps": [', 'plan.json')).rejects.toThrow(/INVALID_JSON|not valid JSON/);
   });
 
   it('never throws anything but INVALID_PLAN naming a path for any document, however hostile', () => {

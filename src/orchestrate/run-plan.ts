@@ -5,6 +5,8 @@
 // followed, what was being sent is sent again under its Idempotency-Key.
 
 import { randomUUID } from 'node:crypto';
+import type { HubTrail } from '../a2a/wire/hub-trail.js';
+import type { TokenRules } from '../client/token-rules.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiteError, isLiteError } from '../errors.js';
@@ -39,6 +41,10 @@ export interface RunOptions {
   checkUrl?(url: string): Promise<void>;
   /** A hub to choose agents for skills, in place of the plan's own `hub`. */
   hub?: HubRef;
+  /** The token variables the run may send, each bound to its origin (the OpenClaw plugin's); default any. */
+  tokenRules?: TokenRules;
+  /** The hub trail the run's subtasks carry on: that of the task a served plan runs for. */
+  trail?: HubTrail;
   /**
    * Checks the address of every request the run makes (cards, agents, the hub, each redirect)
    * when it connects, and connects to the address checked: `checkUrl` looks before, this at the
@@ -66,14 +72,17 @@ export function runStoreOf(stores: Stores): RunStore {
  * checked before the first send; a bad plan is an INVALID_PLAN error naming the step and field.
  *
  * @example
- * const { run } = await runPlan(readPlanFile('plan.yaml'), { stores, root: process.cwd(), env: process.env, inputs: { topic: 'A2A' } });
+ * const { run } = await runPlan(await readPlanFile('plan.yaml'), { stores, root: process.cwd(), env: process.env, inputs: { topic: 'A2A' } });
  * run.state; // 'completed'
  */
 export async function runPlan(plan: Plan | unknown, options: RunOptions): Promise<RunResult> {
   const checked = checkPlan(isPlan(plan) ? structuredClone(plan) : parsePlanDocument(plan));
   if (options.hub !== undefined) checked.hub = options.hub;
   const inputs = resolveInputs(checked, options.inputs ?? {});
+  // A token variable the caller may not use is refused before anything is sent.
+  if (checked.hub?.tokenEnv !== undefined) options.tokenRules?.checkName(checked.hub.tokenEnv, 'plan: hub.tokenEnv');
   checked.steps.forEach((step) => {
+    if (step.tokenEnv !== undefined) options.tokenRules?.checkName(step.tokenEnv, `plan: steps.${step.id}.tokenEnv`);
     for (const [target, path] of [[step.target, `steps.${step.id}.agent`], [step.fallback, `steps.${step.id}.fallback`]] as const) {
       const problem = target === undefined ? undefined : checkTarget(options.stores, target, path, checked.hub);
       if (problem !== undefined) throw new LiteError('INVALID_PLAN', `plan: ${problem}`, { path });
@@ -138,9 +147,9 @@ async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: 
   // The subtasks' ledger records are not flushed to disk one by one: a run writes hundreds a
   // second, and its own state (run-state.ts), not the ledger, is what a resume reads.
   const stores: Stores = { ...options.stores, tasks: new FileTaskLedger(options.stores.tasks.dir, { durable: false }) };
-  const hub = run.plan.hub === undefined ? undefined : { ref: run.plan.hub, env: options.env };
+  const hub = run.plan.hub === undefined ? undefined : { ref: run.plan.hub, env: options.env, rules: options.tokenRules };
   const targets = new Targets(options.stores, options.checkUrl, hub, options.guard);
-  const ctx: RunContext = { stores, runs, run, targets, limiter, env: options.env, signal: options.signal ?? new AbortController().signal, emit, ...(options.guard === undefined ? {} : { guard: options.guard }) };
+  const ctx: RunContext = { stores, runs, run, targets, limiter, env: options.env, tokenRules: options.tokenRules, trail: options.trail, signal: options.signal ?? new AbortController().signal, emit, ...(options.guard === undefined ? {} : { guard: options.guard }) };
   const steps = run.plan.steps;
   emit({ type: 'run', run: run.id, context: run.contextId, state: how, name: run.name, steps: steps.map((s) => ({ id: s.id, needs: s.needs, each: s.each !== undefined })) });
   const answers: Record<string, StepAnswer> = {};
@@ -199,7 +208,7 @@ async function runStep(step: Step, ctx: RunContext, records: Map<string, Subtask
     return answerOfRecords(record, step, records);
   }
   const parent = records.get(step.id) ?? fresh(step.id, step.id);
-  parent.items ??= await itemsOf(step.each, ctx.run, answers, ctx.stores, `${at}.each`, ctx.env, ctx.guard);
+  parent.items ??= await itemsOf(step.each, ctx.run, answers, ctx.stores, `${at}.each`, ctx.env, ctx.tokenRules, ctx.guard);
   parent.state = 'running';
   records.set(step.id, parent);
   await ctx.runs.saveSubtask(ctx.run.id, parent);

@@ -4,6 +4,7 @@
 
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { TokenRules } from '../client/token-rules.js';
 import { LiteError } from '../errors.js';
 import type { Each, Step, Target } from './plan.js';
 import type { RunRecord, SavedFileRef, SubtaskRecord } from './run-state.js';
@@ -24,7 +25,7 @@ export interface StepAnswer {
 }
 
 /** The items a fan-out step runs over. */
-export async function itemsOf(each: Each, run: RunRecord, answers: Readonly<Record<string, StepAnswer>>, stores: Stores, path: string, env: NodeJS.ProcessEnv, guard?: AddressGuardOptions): Promise<unknown[]> {
+export async function itemsOf(each: Each, run: RunRecord, answers: Readonly<Record<string, StepAnswer>>, stores: Stores, path: string, env: NodeJS.ProcessEnv, rules?: TokenRules, guard?: AddressGuardOptions): Promise<unknown[]> {
   switch (each.kind) {
     case 'list':
       return each.items;
@@ -41,7 +42,7 @@ export async function itemsOf(each: Each, run: RunRecord, answers: Readonly<Reco
       return value.split(value.includes('\n') ? '\n' : ',').map((s) => s.trim()).filter((s) => s !== '');
     }
     case 'agents': {
-      const agents = await fanOutAgents(stores, each.skill, run.plan.hub, env, guard);
+      const agents = await fanOutAgents(stores, each.skill, run.plan.hub, env, rules, guard);
       if (agents.length === 0) throw new LiteError('AGENT_NOT_FOUND', `${path}: no known A2A agent offers the skill "${each.skill}"`, { skill: each.skill });
       return agents;
     }

@@ -105,7 +105,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
       if (!isTerminal(task.status.state)) show(job, ctx, wordsOf(task.status.message) || undefined);
     };
     result = follow
-      ? await followSubtask(ctx.stores, { peer, taskId: record.taskId as string, env: ctx.env, ...(step.tokenEnv ? { tokenEnv: step.tokenEnv } : {}), ...(ctx.guard === undefined ? {} : { guard: ctx.guard }), waitMs: step.timeoutMs ?? NO_TIMEOUT_MS, signal, onTask })
+      ? await followSubtask(ctx.stores, { peer, taskId: record.taskId as string, env: ctx.env, tokenRules: ctx.tokenRules, ...(step.tokenEnv ? { tokenEnv: step.tokenEnv } : {}), ...(ctx.guard === undefined ? {} : { guard: ctx.guard }), waitMs: step.timeoutMs ?? NO_TIMEOUT_MS, signal, onTask })
       : await sendTask(
           ctx.stores,
           {
@@ -120,6 +120,8 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
             recordParams: { run: ctx.run.id, step: record.key },
             markAnswered: false,
             ...(step.tokenEnv ? { tokenEnv: step.tokenEnv } : {}),
+            tokenRules: ctx.tokenRules,
+            trail: ctx.trail,
             waitMs: step.timeoutMs ?? NO_TIMEOUT_MS,
             cwd: ctx.run.root,
             env: ctx.env,
@@ -158,7 +160,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
   if (state === 'completed') return end(job, ctx, 'completed');
   // Nobody in a plan can answer a question: the task is not left waiting at its agent.
   if ((state === 'input-required' || state === 'auth-required') && result.task !== undefined) {
-    await transportFor(result.peer, credentialFor(result.peer, ctx.env, step.tokenEnv), ctx.guard === undefined ? {} : { guard: ctx.guard }).cancelTask(result.task.id).catch(() => undefined);
+    await transportFor(result.peer, credentialFor(result.peer, ctx.env, step.tokenEnv, ctx.tokenRules), ctx.guard === undefined ? {} : { guard: ctx.guard }).cancelTask(result.task.id).catch(() => undefined);
   }
   const ended: StepEnd = state === 'rejected' || state === 'cancelled' || state === 'input-required' || state === 'auth-required' ? state : 'failed';
   return failed(job, ctx, `the agent ended task ${result.task?.id ?? ''} ${state}${answer.text ? `: ${firstLine(answer.text)}` : ''}`, ended);

@@ -3,6 +3,7 @@
 // fan-out over a skill runs on.
 
 import { chooseBySkill, isUrl, markAnswered, peerOf, resolvePeer, type Peer } from '../client/peer.js';
+import type { TokenRules } from '../client/token-rules.js';
 import { LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import type { AddressGuardOptions } from '../net/address-guard.js';
@@ -25,8 +26,8 @@ export class Targets {
     private readonly stores: Stores,
     /** Refuses an address the caller may not call (the OpenClaw tool's network rules). */
     private readonly checkUrl: (url: string) => Promise<void> = async () => {},
-    /** The hub that chooses agents for skills, with the environment its token is read from. */
-    private readonly hub?: { ref: HubRef; env: NodeJS.ProcessEnv },
+    /** The hub that chooses agents for skills, with the environment its token is read from (under `rules`, when given). */
+    private readonly hub?: { ref: HubRef; env: NodeJS.ProcessEnv; rules?: TokenRules | undefined },
     /** Checks the address of the cards and the hub when they are fetched. */
     private readonly guard?: AddressGuardOptions,
   ) {}
@@ -69,7 +70,7 @@ export class Targets {
   private async resolve(target: Target): Promise<Peer> {
     if ('skill' in target && this.hub !== undefined) {
       // The hub ranks the agents that are up; the best is called at its endpoint on the hub.
-      const [best] = await hubCandidates(this.hub.ref.url, target.skill, hubOptions(this.hub.ref, this.hub.env, this.guard));
+      const [best] = await hubCandidates(this.hub.ref.url, target.skill, hubOptions(this.hub.ref, this.hub.env, this.hub.rules, this.guard));
       return this.resolve({ agent: (best as HubCandidate).url });
     }
     if ('skill' in target) return chooseBySkill(this.stores.agents, target.skill).peer;
@@ -77,7 +78,7 @@ export class Targets {
       await this.checkUrl(target.agent);
       // An agent reached through the hub takes the hub's token.
       const atHub = this.hub !== undefined && target.agent.startsWith(this.hub.ref.url.replace(/\/+$/, ''));
-      return resolvePeer(target.agent, this.stores.agents, { ...(atHub && this.hub?.ref.tokenEnv !== undefined ? { tokenEnv: this.hub.ref.tokenEnv } : {}), ...(this.guard === undefined ? {} : { guard: this.guard }) });
+      return resolvePeer(target.agent, this.stores.agents, { ...(atHub && this.hub?.ref.tokenEnv !== undefined ? { tokenEnv: this.hub.ref.tokenEnv, tokenRules: this.hub.rules } : {}), ...(this.guard === undefined ? {} : { guard: this.guard }) });
     }
     if (this.stores.agents.find(target.agent) === undefined) {
       throw new LiteError('AGENT_NOT_FOUND', `"${target.agent}" is neither a URL nor a known agent; give a URL, or an id from a2a-lite agents list`, { agent: target.agent });
@@ -96,16 +97,17 @@ export function agentsWithSkill(stores: Stores, skill: string): AgentItem[] {
 }
 
 /** The agents a fan-out over `skill` runs on: those the hub finds up, else the known ones. */
-export async function fanOutAgents(stores: Stores, skill: string, hub: HubRef | undefined, env: NodeJS.ProcessEnv, guard?: AddressGuardOptions): Promise<AgentItem[]> {
+export async function fanOutAgents(stores: Stores, skill: string, hub: HubRef | undefined, env: NodeJS.ProcessEnv, rules?: TokenRules, guard?: AddressGuardOptions): Promise<AgentItem[]> {
   if (hub === undefined) return agentsWithSkill(stores, skill);
-  const found = await hubCandidates(hub.url, skill, hubOptions(hub, env, guard));
+  const found = await hubCandidates(hub.url, skill, hubOptions(hub, env, rules, guard));
   return found.map((c) => ({ agent: c.url, name: c.name, url: c.url }));
 }
 
-/** What calling the hub takes: its token, read from the variable the plan names, and the address check. */
-function hubOptions(hub: HubRef, env: NodeJS.ProcessEnv, guard: AddressGuardOptions | undefined): HubCallOptions {
+/** What calling the hub takes: its token, read from the variable the plan names (if `rules` let it go there), and the address check. */
+function hubOptions(hub: HubRef, env: NodeJS.ProcessEnv, rules?: TokenRules, guard?: AddressGuardOptions): HubCallOptions {
   const options: HubCallOptions = guard === undefined ? {} : { guard };
   if (hub.tokenEnv === undefined) return options;
+  rules?.check(hub.tokenEnv, hub.url, "the plan's hub.tokenEnv");
   const token = env[hub.tokenEnv];
   if (token === undefined || token === '') throw new LiteError('USAGE', `the environment variable ${hub.tokenEnv} (the plan's hub.tokenEnv) is not set`);
   return { ...options, token };

@@ -74,4 +74,21 @@ describe('a cancelled response body', () => {
     await cancelled;
     await quiet.shutdown();
   });
+
+  it('answers a caller without a credential from the head, reading none of its body', async () => {
+    const guarded = fetchHandler(createA2AHandler({ agent, baseUrl: 'https://agent.example', auth: { bearerTokens: ['fetch-token-4e1f'] } }));
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const response = await guarded(new Request('https://agent.example/jsonrpc', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit));
+    expect(response.status).toBe(401);
+    expect(pulled).toBeLessThanOrEqual(1);
+    const card = await guarded(new Request('https://agent.example/.well-known/agent-card.json'));
+    expect(card.status).toBe(200);
+  });
 });
+

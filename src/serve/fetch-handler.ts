@@ -7,13 +7,18 @@ import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/nod
 export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request) => {
+    const early = handler.beforeBody?.({ method: request.method, path: new URL(request.url).pathname, headers: headersOf(request) });
+    if (early !== undefined) {
+      // The body is never read: a caller without a credential cannot make this runtime hold it.
+      void request.body?.cancel().catch(() => {});
+      return new Response(request.method === 'HEAD' || !('body' in early) ? null : early.body, { status: early.status, headers: early.headers });
+    }
     const body = await readBody(request.body, max);
     if (body === undefined) {
       return new Response(JSON.stringify(tooLargeBody(max)), { status: 413, headers: STATUS_ERROR_HEADERS });
     }
     const url = new URL(request.url);
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+    const headers = headersOf(request);
     const response = await handler({ method: request.method, path: url.pathname, query: url.searchParams, search: url.search, headers, body, signal: request.signal });
     // 204 and 304 carry no body, and a Response refuses one for them.
     const bodiless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
@@ -34,4 +39,11 @@ export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: numb
     });
     return new Response(stream, { status: response.status, headers: response.headers });
   };
+}
+
+/** The request's headers by lower-case name. */
+function headersOf(request: Request): Record<string, string> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+  return headers;
 }

@@ -2,7 +2,8 @@
 // hub and real agents dialled in over the relay: what a person sees on a phone. An agent that
 // goes down turns red, a task's bar moves as the agent reports progress, the transcript shows
 // the exchange as A2A-Lite text, and a hostile agent name stays text. A screenshot of the page
-// is kept in test-results/ (A2A_LITE_TEST_ARTIFACTS to put it elsewhere).
+// is kept in test-results/ (A2A_LITE_TEST_ARTIFACTS to put it elsewhere). Without Chromium the
+// suite is skipped with a line in the summary; CI installs it, and there it is required.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
+import { needsTool } from '../needs-tool.js';
 import { startAgent, startHub } from './hub-processes.js';
 
 const CHROMIUM = process.env.A2A_LITE_CHROMIUM ?? '/usr/bin/chromium';
@@ -20,9 +22,10 @@ const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 
 let browser: Browser;
 
+const noChromium = needsTool('the hub console in Chromium (test/hub/console.test.ts)', existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (apt-get install chromium, or set A2A_LITE_CHROMIUM)`);
+
 beforeAll(async () => {
-  // No skipping: a machine without Chromium fails here, saying how to get it.
-  if (!existsSync(CHROMIUM)) throw new Error(`the console tests need Chromium at ${CHROMIUM} (apt-get install chromium), or A2A_LITE_CHROMIUM`);
+  if (noChromium) return;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // The flags keep Chromium off the network it would otherwise try at start.
@@ -45,7 +48,7 @@ async function phone(): Promise<{ page: Page; errors: string[] }> {
 
 const agentItem = (page: Page, id: string) => page.locator(`[data-agent="${id}"]`);
 
-describe('the hub console, in Chromium', () => {
+describe.skipIf(noChromium)('the hub console, in Chromium', () => {
   it('shows agents up and down, a task’s moving bar, its A2A-Lite transcript and raw events', async () => {
     const hub = await startHub(['--store', 'memory', '--console', '--heartbeat', '1', '--token-env', 'HUB_TOKEN'], ENV);
     const agentOptions = (skills: string[]) => ({ skills, extra: ['--port', 'none', '--hub-token-env', 'HUB_TOKEN'], env: ENV });

@@ -16,7 +16,8 @@ let beta: Awaited<ReturnType<typeof startAgent>>;
 async function network(): Promise<void> {
   const hub = await startHub();
   hubUrl = hub.url;
-  alpha = await startAgent(hubUrl, 'alpha');
+  // It takes files larger than serve's default body limit, and says so: the hub carries them whole.
+  alpha = await startAgent(hubUrl, 'alpha', { extra: ['--port', 'none', '--max-body', String(16 * 1024 * 1024)] });
   beta = await startAgent(hubUrl, 'beta', { extra: ['--port', '0'] });
   await startAgent(hubUrl, 'gamma');
   await until(async () => ((await getJson(`${hubUrl}/hub/v1/agents`)).body.agents as unknown[]).length === 3 || undefined, 15_000, 'three agents registered');
@@ -96,7 +97,7 @@ describe('agents behind the hub, called by the official SDK client', () => {
     message.parts.push({ content: { $case: 'raw', value: Buffer.from('hello') }, filename: 'a.txt', mediaType: 'text/plain', metadata: undefined });
     const received = asTask(await client.sendMessage(sendRequest(message)));
     expect(textOf(received)).toEqual({ $case: 'text', value: 'received: a.txt (5 bytes)' });
-    // Larger than serve's own body limit: the hub's posts and streams carry it whole.
+    // Larger than serve's default body limit (alpha's is 16 MiB): the hub's posts and streams carry it whole.
     const big = userMessage('files-in');
     big.parts.push({ content: { $case: 'raw', value: Buffer.alloc(6 * 1024 * 1024, 7) }, filename: 'big.bin', mediaType: 'application/octet-stream', metadata: undefined });
     expect(textOf(asTask(await client.sendMessage(sendRequest(big))))).toEqual({ $case: 'text', value: 'received: big.bin (6291456 bytes)' });

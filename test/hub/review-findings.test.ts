@@ -142,6 +142,7 @@ describe('what the hub calls and passes back', () => {
     // Registered again under the hub's own address for it: its card read comes back to the hub, which refuses it.
     const again = await register(`${hub.url}/agents/self`);
     expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toContain('came back to this hub (HTTP 508: a loop)');
     // The agent keeps the URL that works, and its card is read once.
     expect((await fetch(`${hub.url}/agents/self/.well-known/agent-card.json`)).status).toBe(200);
   }, 60_000);

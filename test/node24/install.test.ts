@@ -8,11 +8,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';
-import { NODE24_BIN, skipWithoutNode24 } from './node24.js';
+import { needsTool } from '../needs-tool.js';
+import { hasNode24, NODE24_BIN, NODE24_MISSING } from './node24.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-describe.skipIf(skipWithoutNode24)('a2a-lite installed with npm install -g --ignore-scripts, on Node 24', () => {
+const noNode24 = needsTool('the install on Node 24 (test/node24)', hasNode24, NODE24_MISSING);
+
+describe.skipIf(noNode24)('a2a-lite installed with npm install -g --ignore-scripts, on Node 24', () => {
   it('runs the CLI and serves tasks from its SQLite store', async () => {
     const work = tempHome('install');
     const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--silent'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });

@@ -4,13 +4,15 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { hasNode24, NODE24, skipWithoutNode24 } from './node24.js';
+import { needsTool } from '../needs-tool.js';
+import { hasNode24, NODE24, NODE24_MISSING } from './node24.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-describe.skipIf(skipWithoutNode24)('the SQLite task store on node:sqlite (Node 24)', () => {
+const noNode24 = needsTool('the SQLite store on node:sqlite (test/node24)', hasNode24, NODE24_MISSING);
+
+describe.skipIf(noNode24)('the SQLite task store on node:sqlite (Node 24)', () => {
   it('passes every store test', () => {
-    expect(hasNode24, 'Node 24 is missing: npm ci --prefix test/node24').toBe(true);
     const run = spawnSync(NODE24, ['node_modules/vitest/vitest.mjs', 'run', 'src/store'], {
       cwd: ROOT,
       encoding: 'utf8',

@@ -1,20 +1,21 @@
 // A real OpenClaw 2026.9.6 gateway for the end-to-end tests, run as its users run it: on Node 24,
 // in a state folder of its own (HOME and OPENCLAW_STATE_DIR in a temp dir), with a scripted
 // model on 127.0.0.1 (mock-model.mjs) in place of a language model. OpenClaw comes from this
-// folder's own package.json (`npm ci --prefix test/openclaw-e2e --ignore-scripts`), apart from
-// the package's dependencies.
+// folder's own package.json, apart from the package's dependencies; `npm test` installs it
+// (scripts/test-deps.mjs).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE24, NODE24_BIN, hasNode24 } from '../node24/node24.js';
+import { installMissing } from '../needs-tool.js';
+import { NODE24, NODE24_BIN, NODE24_MISSING, hasNode24 } from '../node24/node24.js';
 
 export const OPENCLAW = fileURLToPath(new URL('./node_modules/openclaw/openclaw.mjs', import.meta.url));
 export const MOCK_MODEL = fileURLToPath(new URL('./mock-model.mjs', import.meta.url));
 export const hasOpenClaw = existsSync(OPENCLAW) && hasNode24;
-/** Outside CI a missing OpenClaw skips the suite; in CI it is a failure, since CI installs it. */
-export const skipWithoutOpenClaw = !hasOpenClaw && process.env.CI !== 'true';
+/** Why OpenClaw (or the Node 24 it runs on) is not there, for the suite that needs it. */
+export const OPENCLAW_MISSING = !existsSync(OPENCLAW) ? installMissing('test/openclaw-e2e', 'OpenClaw') : NODE24_MISSING;
 
 export interface Run {
   code: number | null;

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_NAMES } from '../../src/openclaw/plugin.js';
 import { NODE24 } from '../node24/node24.js';
-import { OpenClaw, freePort, skipWithoutOpenClaw, type Run } from './gateway.js';
+import { needsTool } from '../needs-tool.js';
+import { OpenClaw, OPENCLAW_MISSING, freePort, hasOpenClaw, type Run } from './gateway.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TOKENS = { gateway: 'gw-e2e-token-7f3a9c21', liteToClaw: 'lite-to-claw-5d8e2b47', clawToLite: 'claw-to-lite-9a1c6f30' };
@@ -63,7 +64,9 @@ async function until<T>(what: () => T | undefined, message: string, ms = 60_000)
   throw new Error(message);
 }
 
-describe.skipIf(skipWithoutOpenClaw)('a2a-lite in a real OpenClaw gateway', { timeout: 240_000 }, () => {
+const noOpenClaw = needsTool('OpenClaw end to end (test/openclaw-e2e)', hasOpenClaw, OPENCLAW_MISSING);
+
+describe.skipIf(noOpenClaw)('a2a-lite in a real OpenClaw gateway', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'a2a-lite-openclaw-'));
     oc = new OpenClaw(root, TOKENS.gateway);
@@ -106,7 +109,9 @@ describe.skipIf(skipWithoutOpenClaw)('a2a-lite in a real OpenClaw gateway', { ti
     const modelPort = await oc.startModel(modelLog);
     const config = oc.config() as { plugins?: { entries?: Record<string, Record<string, unknown>> } };
     const entries = config.plugins?.entries ?? {};
-    entries['a2a-lite'] = { ...entries['a2a-lite'], enabled: true, config: { allowPrivateNetworks: true } };
+    // The one token the model may send, and only to the lite agent.
+    const tokens = [{ env: 'A2A_E2E_CLAW_TO_LITE', origin: new URL(lite.url).origin }];
+    entries['a2a-lite'] = { ...entries['a2a-lite'], enabled: true, config: { allowPrivateNetworks: true, tokens } };
     oc.writeConfig({
       ...config,
       plugins: { ...config.plugins, entries },

@@ -12,7 +12,8 @@ import { jiajiaCard } from '../../src/card/examples.js';
 import type { HttpHandler } from '../../src/net/http-types.js';
 import { listen, type Listening } from '../../src/net/node-http.js';
 import { readConfig } from '../../src/openclaw/config.js';
-import { toolsFor } from '../../src/openclaw/plugin.js';
+import { makeTool } from '../../src/openclaw/tool-kit.js';
+import { toolSet } from '../../src/openclaw/tool-set.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { tempHome } from '../fixtures/home.js';
 import { call } from './host-recorder.js';
@@ -61,7 +62,7 @@ const network = {
 
 /** The plugin's tools for one workspace, private networks as given, names resolved by the test. */
 function plugin(workspace: string, allowPrivateNetworks: boolean) {
-  return toolsFor(readConfig({ allowPrivateNetworks }), { workspaceDir: workspace, agentId: 'main', sessionKey: 'agent:main:main' }, { config: {} }, process.env, network);
+  return toolSet(readConfig({ allowPrivateNetworks }), workspace, process.env, network).map(makeTool);
 }
 
 describe('the plugin with private networks off', () => {

@@ -26,10 +26,10 @@ function between(start: string, end: string): string {
 }
 
 describe('the plan in docs/orchestration.md', () => {
-  it('is read and checked as written, each step waiting for what it reads', () => {
+  it('is read and checked as written, each step waiting for what it reads', async () => {
     const doc = readFileSync(new URL('../../docs/orchestration.md', import.meta.url), 'utf8');
     const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1] as string;
-    const plan = parsePlan(yaml, 'plan.yaml');
+    const plan = await parsePlan(yaml, 'plan.yaml');
     expect(plan.inputs).toEqual({ topic: { default: 'AI agent frameworks' }, audience: {} });
     expect(inOrder(plan.steps).map((s) => `${s.id} after ${s.needs.join(',') || '-'}`)).toEqual([
       'draft after -',

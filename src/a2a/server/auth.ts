@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LiteError } from '../../errors.js';
 import { statusError, type A2AHandler } from './http.js';
-import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
+import type { HttpRequest, HttpResponse, RequestHead } from '../../net/http-types.js';
 
 /** A secret and the principal it belongs to. */
 export interface Credential {
@@ -85,14 +85,14 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
   };
   const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
 
-  return async (request) => {
-    if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return handler(request, undefined);
+  /** The answer to a request that may not pass (401, or 429 past the limit); undefined when it may. */
+  const refusal = (request: RequestHead & { principal?: string }): HttpResponse | undefined => {
+    if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return undefined;
     // A valid credential always passes: a stranger's failures from the same address (or from
     // behind the same proxy) must not lock out a client that has the right token. Only failures
     // are counted, and past the limit they get 429 instead of 401.
     // A principal vouched for in-process (the hub's relay) needs no credential of its own.
-    const principal = request.principal ?? principalOf(request, bearer, keys, header);
-    if (principal !== undefined) return handler(request, principal);
+    if ((request.principal ?? principalOf(request, bearer, keys, header)) !== undefined) return undefined;
     const who = request.remoteAddress ?? 'unknown';
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);
     if (recent.length >= limit) {
@@ -109,10 +109,19 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     if (failures.size > 10_000) forgetOldest(failures);
     return statusError(401, 'UNAUTHENTICATED', 'missing or invalid credentials', { 'www-authenticate': challenge });
   };
+
+  const guarded: A2AHandler = async (request) => {
+    if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return handler(request, undefined);
+    const principal = request.principal ?? principalOf(request, bearer, keys, header);
+    if (principal !== undefined) return handler(request, principal);
+    return refusal(request) as HttpResponse;
+  };
+  guarded.beforeBody = refusal;
+  return guarded;
 }
 
 /** The principal whose credential the request carries, or undefined when it carries none valid. */
-function principalOf(request: HttpRequest, bearer: readonly Accepted[], keys: readonly Accepted[], header: string): string | undefined {
+function principalOf(request: RequestHead, bearer: readonly Accepted[], keys: readonly Accepted[], header: string): string | undefined {
   const authorization = request.headers.authorization ?? '';
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
   const byToken = token !== undefined && bearer.length > 0 ? find(digest(token), bearer) : undefined;

@@ -117,7 +117,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       }
     }
   }, auth);
-  return async (request) => {
+  const handler: A2AHandler = async (request) => {
     const path = canonicalPath(request.path);
     try {
       return await handle(path === request.path ? request : { ...request, path });
@@ -127,6 +127,9 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       return statusError(500, 'INTERNAL', 'internal error');
     }
   };
+  const refusal = handle.beforeBody;
+  if (refusal !== undefined) handler.beforeBody = (head) => refusal({ ...head, path: canonicalPath(head.path) });
+  return handler;
 }
 
 /** What the methods learn from the request besides their params. */

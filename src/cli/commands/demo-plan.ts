@@ -38,7 +38,7 @@ export async function playPlan(stores: Stores, root: string, report: string, mex
   for (const line of text.trimEnd().split('\n')) say(`  ${line}`);
   say();
   const view = json ? undefined : new RunView(context, 'lines');
-  const { run } = await runPlan(parsePlan(text, 'plan.yaml'), { stores, root: folder, env: context.env, maxParallel: 3, onEvent: (event) => view?.show(event) });
+  const { run } = await runPlan(await parsePlan(text, 'plan.yaml'), { stores, root: folder, env: context.env, maxParallel: 3, onEvent: (event) => view?.show(event) });
   if (run.state !== 'completed') throw new LiteError('INTERNAL', `the demo plan ended ${run.state}: ${run.error ?? ''}`);
   say();
   say(`run ${run.id} completed; its output:`);

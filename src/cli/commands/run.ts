@@ -83,7 +83,7 @@ async function run(args: string[], context: Context): Promise<number> {
   if (values.resume === undefined && file === undefined) throw new LiteError('USAGE', 'run: name the PLAN file, or --resume RUN_ID; see: a2a-lite run --help');
   if (values.resume !== undefined && (file !== undefined || inputs !== undefined || values.hub !== undefined)) throw new LiteError('USAGE', 'run: --resume takes the run id alone; the plan and inputs are those the run started with');
 
-  const plan = file === undefined ? undefined : readPlanFile(resolve(context.cwd, file));
+  const plan = file === undefined ? undefined : await readPlanFile(resolve(context.cwd, file));
   if (plan !== undefined && values.check === true) {
     for (const step of inOrder(plan.steps)) printLine(context, `${step.id}${step.needs.length > 0 ? ` (after ${step.needs.join(', ')})` : ''}`);
     return 0;

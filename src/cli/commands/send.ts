@@ -1,6 +1,7 @@
 // `a2a-lite send`: gives a task to any A2A agent (by URL, by known id, or by skill) and shows
 // every event as A2A-Lite text; the exit code tells how the task ended.
 
+import { refuseCredentials } from '../../client/outgoing-message.js';
 import { credentialFor, isUrl } from '../../client/peer.js';
 import { sendTask, type SendListener, type SendRequest } from '../../client/send-task.js';
 import { sendThroughHub } from '../../hub/hub-client.js';
@@ -15,7 +16,7 @@ import { openStores } from '../stores.js';
 const DEFAULT_WAIT_S = 600;
 
 export const command: Command = {
-  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--hub URL] [--token-env NAME] [--idempotency-key K] [--timeout S] [--json]',
+  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--hub URL] [--token-env NAME] [--idempotency-key K] [--timeout S] [--allow-credential-text] [--json]',
   help: `Sends a task to an A2A agent and prints every event as A2A-Lite text: status lines with
 the agent's words while it works, then the result with its text and one attachment line per
 file. Files the agent returns are saved under <home>/downloads/<task>/.
@@ -44,6 +45,9 @@ options:
                     that keeps keys gives back the first task instead of starting the work
                     again. A send whose answer is lost is tried again under its key by itself
   --timeout S       how long to follow the task, in seconds (default ${DEFAULT_WAIT_S})
+  --allow-credential-text  send the text even though it holds what looks like a credential (an
+                    API key, a token, a private key, a password in a URL); without it such a
+                    text is refused and nothing is sent
   --json            one JSON line per event, then a summary line
 
 exit codes: 0 completed · 10 failed · 11 rejected · 12 cancelled · 13 input required ·
@@ -71,6 +75,7 @@ async function run(args: string[], context: Context): Promise<number> {
     timeout: { type: 'string' },
     hub: { type: 'string' },
     'idempotency-key': { type: 'string' },
+    'allow-credential-text': { type: 'boolean' },
   });
   atMost('send', positionals, 2);
   const hub = values.hub?.replace(/\/+$/, '');
@@ -109,6 +114,8 @@ async function run(args: string[], context: Context): Promise<number> {
   }
   if (text === '-') text = await readStdin(context, 'the task text');
   if ((text === undefined || text === '') && (values.attach ?? []).length === 0) throw new LiteError('USAGE', 'send: give the task TEXT (or - to read it from stdin), or --attach a file');
+  const allowCredentialText = values['allow-credential-text'] === true;
+  if (!allowCredentialText) refuseCredentials([{ kind: 'text', text: text ?? '' }], '; pass a token with --token-env NAME, or send the text as it is with --allow-credential-text');
 
   // Ctrl-C: stop following and cancel the task at the agent; a second Ctrl-C leaves at once.
   const interrupt = new AbortController();
@@ -132,6 +139,7 @@ async function run(args: string[], context: Context): Promise<number> {
         ...(values.context !== undefined ? { context: values.context } : {}),
         ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
         stream: values['no-stream'] !== true,
+        allowCredentialText,
         ...(values['token-env'] !== undefined ? { tokenEnv: values['token-env'] } : {}),
         waitMs: waitSeconds * 1000,
         cwd: context.cwd,

@@ -74,7 +74,7 @@ export function hubFlags(values: { hub?: string; 'hub-token-env'?: string; 'hub-
  * Connects to the hub and resolves once the hub has said hello, or rejects when the hub refuses
  * this agent (bad token, id taken). Later cuts are dialled again, said on stderr.
  */
-export async function startHubConnection(flags: HubFlags, handler: A2AHandler, context: Context, onBaseUrl: (url: string) => void): Promise<{ connection: HubConnection; refused: Promise<LiteError> }> {
+export async function startHubConnection(flags: HubFlags, handler: A2AHandler, context: Context, onBaseUrl: (url: string) => void, maxBodyBytes?: number): Promise<{ connection: HubConnection; refused: Promise<LiteError> }> {
   let refuse: (error: LiteError) => void = () => {};
   const refused = new Promise<LiteError>((resolve) => (refuse = resolve));
   let first = true;
@@ -84,6 +84,7 @@ export async function startHubConnection(flags: HubFlags, handler: A2AHandler, c
     ...(flags.token === undefined ? {} : { token: flags.token }),
     ...(flags.shared === true ? { shared: true } : {}),
     handler,
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     onBaseUrl,
     onRefused: refuse,
     log: (line) => {

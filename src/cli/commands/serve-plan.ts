@@ -40,9 +40,9 @@ export interface ServedPlanFlags {
 }
 
 /** The plan in `file` as an agent whose tasks run it, up to `--max-parallel` subtasks at once. */
-export function servedPlan(file: string, values: ServedPlanFlags, stores: Stores, context: Context): ServedPlan {
+export async function servedPlan(file: string, values: ServedPlanFlags, stores: Stores, context: Context): Promise<ServedPlan> {
   const path = resolve(context.cwd, file);
-  const plan = readPlanFile(path);
+  const plan = await readPlanFile(path);
   checkServedPlan(plan);
   const maxParallel = values['max-parallel'];
   const parallel = maxParallel === undefined ? undefined : Number(maxParallel);
