@@ -89,10 +89,19 @@ function canonicalMessage(message: Record<string, unknown>, use: Extract<TaskUse
   if (trail !== undefined) message.metadata = { ...(use.message.metadata ?? {}), [HUB_EXTENSION]: trail };
 }
 
+/** An id as one escaped path segment; an id no URL can carry (a lone surrogate) is the client's mistake. */
+function pathSegment(id: unknown): string {
+  try {
+    return encodeURIComponent(String(id ?? ''));
+  } catch {
+    throw new LiteError('INVALID_PARAMS', 'a task id in the path is not well-formed Unicode');
+  }
+}
+
 /** The REST path of a 1.0 method, from the params its route read. */
 function restPath(method: string, params: Record<string, unknown>, path: string): string {
-  const task = encodeURIComponent(String(params.id ?? ''));
-  const pushTask = encodeURIComponent(String(params.taskId ?? ''));
+  const task = pathSegment(params.id);
+  const pushTask = pathSegment(params.taskId);
   switch (method) {
     case 'SendMessage':
       return '/message:send';
