@@ -11,8 +11,7 @@ import { SseParser } from '../client/sse.js';
 import { LiteError } from '../errors.js';
 import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { Outbox } from './outbox.js';
-import { CLOSE } from './websocket.js';
-import { dialLink, type WebSocketLink } from './ws-link.js';
+import { CLOSE, dialLink, type WebSocketLink } from './ws-link.js';
 
 /** The agent's side of its link: a request from the hub holds a body of up to 64 MiB. */
 const LINK = { maxMessageBytes: 80 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };

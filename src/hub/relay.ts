@@ -9,11 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { statusError, SSE_HEADERS, whenGone, type HttpRequest, type HttpResponse } from '../a2a/server/http.js';
 import { Channel } from './channel.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
-import { CLOSE } from './websocket.js';
-import type { WebSocketLink } from './ws-link.js';
-
-/** The close code of a link the hub refuses (RFC 6455 §7.4.1, policy violation). */
-const CLOSE_REFUSED = 1008;
+import { CLOSE, type WebSocketLink } from './ws-link.js';
 
 export interface RelayObserver {
   up(agentId: string): void;
@@ -114,7 +110,7 @@ export class Relay {
 
   /** Opens a session for `agentId` over a WebSocket link, which carries its answers too; routed as `open` says. Its id. */
   attach(agentId: string, baseUrl: string, principal: string, link: WebSocketLink, routed: boolean): string {
-    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: (why) => link.close(why === undefined ? CLOSE.goingAway : CLOSE_REFUSED, why) }, routed);
+    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: (why) => link.close(why === undefined ? CLOSE.goingAway : CLOSE.refused, why) }, routed);
     link.onClose(() => this.closed(session));
     link.messages((payload) => {
       if (session.over) return;
