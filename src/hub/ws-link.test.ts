@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -152,6 +153,20 @@ describe('the WebSocket link', () => {
     }
     expect(socket.destroyed).toBe(true);
     expect(await reason).toMatch(/^the other side sent pings and did not read the pongs/);
+  });
+
+  it('refuses a server that upgrades without the relay\'s subprotocol, saying so', async () => {
+    const server = createServer();
+    const upgraded: Socket[] = [];
+    server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+      upgraded.push(socket);
+      const accept = createHash('sha1').update(`${req.headers['sec-websocket-key'] as string}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    await expect(dial(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)).rejects.toThrow(/^the hub answered the WebSocket handshake wrongly: Server sent no subprotocol$/);
+    for (const socket of upgraded) socket.destroy();
   });
 
   it('cuts a close reason longer than a close frame holds between characters', async () => {

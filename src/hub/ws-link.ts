@@ -212,6 +212,8 @@ export function dialLink(url: string, headers: Record<string, string>, options: 
       // `ws` tells of the upgrade, with its connection, before it is open.
       resolve({ link: new WebSocketLink(ws, socket as Socket, options) });
     });
-    ws.on('error', reject);
+    // Before the link is open: the connection failed (a system error, with its code), or the
+    // hub answered the handshake wrongly (no code). After, the link's own listener says why.
+    ws.on('error', (error: Error & { code?: string }) => reject(error.code === undefined ? new Error(`the hub answered the WebSocket handshake wrongly: ${error.message}`) : error));
   });
 }
