@@ -58,8 +58,9 @@ export class WebSocketLink {
     ws.on('ping', (data) => this.answer(data));
     ws.on('error', (error) => (this.why ??= `the other side broke the WebSocket framing: ${error.message}`));
     socket.on('error', (error) => (this.why ??= `the connection failed: ${error.message}`));
+    // 1006: no close frame came; 1005: one came without a code.
     ws.on('close', (code, said) => {
-      const peer = this.closeSent || code === 1005 || code === 1006 ? undefined : `the other side closed the link (${code}${said.length === 0 ? '' : `: ${said.toString()}`})`;
+      const peer = this.closeSent || code === 1006 ? undefined : `the other side closed the link${code === 1005 ? '' : ` (${code}${said.length === 0 ? '' : `: ${said.toString()}`})`}`;
       this.finish(this.why ?? peer ?? 'the connection closed');
     });
   }
