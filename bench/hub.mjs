@@ -6,9 +6,17 @@
 // the hub is another machine, but the hub takes from the load generator's), and unpinned, where
 // the scheduler puts it from moment to moment. Then a fan-in of 200 connected agents with 1 s heartbeats: the
 // hub's memory per agent, and whether all stay up.
+//
+// `--base DIR` compares this build with another one (DIR/dist, e.g. a checkout of main after
+// `node scripts/build.mjs --if-stale` there) instead: in each round, each build's hub and agent
+// are started side by side and loaded in turn, the order alternating from round to round, and
+// the relay of this build is given as a ratio to the other's (`--rounds N`, `--layouts 0,free,1`).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
+import { parseArgs } from 'node:util';
+import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const pin = tasksetWorks();
@@ -73,6 +81,70 @@ export async function run({ connections = 32, seconds = 4, rounds = 3, fanIn = 2
   return result;
 }
 
+/**
+ * This build's relay against `base`'s (a dist/ folder), with the hub on `hubCore`. Both builds'
+ * hub and agent are started once and kept (idle while the other is loaded); each round loads
+ * one, then the other, the order alternating, so that the machine's load falls on both alike.
+ * Through the hub: req/s with `connections`, the hub's and the agent's CPU time per request
+ * meanwhile, and the p50 of one connection.
+ */
+async function against(base, hubCore, { connections, seconds, rounds }) {
+  const builds = { ours: fileURLToPath(new URL('../dist/', import.meta.url)), base };
+  const started = [];
+  const pairs = {};
+  try {
+    for (const name of ['ours', 'base']) {
+      const env = { A2A_LITE_DIST: builds[name] };
+      const hub = await startBenchServer(pin && hubCore !== 'free', here('./servers/hub.mjs'), [], hubCore === 'free' ? 0 : hubCore, env);
+      started.push(hub);
+      const agent = await startBenchServer(pin, here('./servers/hub-agents.mjs'), [hub.url, '1'], 0, env);
+      started.push(agent);
+      pairs[name] = { hub, agent, through: `${hub.url}/agents/bench-0/jsonrpc` };
+    }
+    const rows = { ours: [], base: [] };
+    for (let round = 0; round < rounds; round += 1) {
+      for (const name of round % 2 === 0 ? ['ours', 'base'] : ['base', 'ours']) {
+        const { hub, agent, through } = pairs[name];
+        const cpu = [cpuMs(hub.pid), cpuMs(agent.pid)];
+        const loaded = await load(through, connections, seconds);
+        const perRequest = (pid, before) => ((cpuMs(pid) - before) * 1000) / loaded.answered;
+        rows[name].push({ ...loaded, hubUs: perRequest(hub.pid, cpu[0]), agentUs: perRequest(agent.pid, cpu[1]), p50One: (await load(through, 1, 2)).p50 });
+      }
+    }
+    const each = (pick) => rows.ours.map((row, i) => pick(row) / pick(rows.base[i]));
+    const ratios = { rps: each((row) => row.rps), hubUs: each((row) => row.hubUs), agentUs: each((row) => row.agentUs), p50One: each((row) => row.p50One) };
+    const of = (list, key) => median(list.map((row) => row[key]));
+    const sum = (list) => ({ rps: of(list, 'rps'), p99: of(list, 'p99'), hubUs: of(list, 'hubUs'), agentUs: of(list, 'agentUs'), p50One: of(list, 'p50One'), errors: list.reduce((n, r) => n + r.errors, 0) });
+    return { hubCore, ours: sum(rows.ours), base: sum(rows.base), ratios, median: Object.fromEntries(Object.entries(ratios).map(([key, list]) => [key, median(list)])) };
+  } finally {
+    for (const server of started) server.stop();
+  }
+}
+
+export async function compare({ base, layouts = [0, 'free'], connections = 32, seconds = 3, rounds = 9 }) {
+  const result = { pinned: pin, base, connections, seconds, rounds, layouts: [] };
+  for (const core of layouts) result.layouts.push(await against(base, core, { connections, seconds, rounds }));
+  return result;
+}
+
+export function describeComparison(r) {
+  const lines = [`hub relay, this build against ${r.base}: SendMessage through the hub to one echo agent, ${r.connections} connections, ${r.seconds} s per run, ${r.rounds} rounds alternating${r.pinned ? ', agent on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
+  for (const l of r.layouts) {
+    const build = (name, b) => `    ${name}  ${Math.round(b.rps).toString().padStart(6)} req/s  p99 ${b.p99.toFixed(1)} ms  CPU per request: hub ${b.hubUs.toFixed(0)} µs, agent ${b.agentUs.toFixed(0)} µs  one connection p50 ${b.p50One.toFixed(3)} ms  errors ${b.errors}`;
+    const ratio = (what, key) => `    ${what} ${l.median[key].toFixed(3)}× base (rounds ${l.ratios[key].map((v) => v.toFixed(2)).join(' ')})`;
+    lines.push(
+      l.hubCore === 'free' ? '  hub unpinned:' : `  hub on core ${l.hubCore}:`,
+      build('this build', l.ours),
+      build('base build', l.base),
+      ratio('throughput through the hub', 'rps') + '; target ≥ 0.95',
+      ratio('hub CPU per request       ', 'hubUs') + '; target ≤ 1.05',
+      ratio('agent CPU per request     ', 'agentUs'),
+      ratio('one-connection p50        ', 'p50One'),
+    );
+  }
+  return lines;
+}
+
 export function describe(r) {
   const lines = [`hub: SendMessage to one echo agent, ${r.connections} connections, ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', agent on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
   for (const l of r.layouts) {
@@ -90,5 +162,14 @@ export function describe(r) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const line of describe(await run())) console.log(line);
+  const { values } = parseArgs({ options: { base: { type: 'string' }, rounds: { type: 'string' }, layouts: { type: 'string' } } });
+  if (values.base === undefined) {
+    for (const line of describe(await run())) console.log(line);
+  } else {
+    const base = join(resolve(values.base), 'dist');
+    if (!existsSync(join(base, 'hub', 'hub.js'))) throw new Error(`no build at ${base}: run node scripts/build.mjs --if-stale in ${values.base}`);
+    const layouts = (values.layouts ?? '0,free').split(',').map((name) => (name === 'free' ? 'free' : Number(name)));
+    const rounds = values.rounds === undefined ? undefined : Number(values.rounds);
+    for (const line of describeComparison(await compare({ base, layouts, ...(rounds === undefined ? {} : { rounds }) }))) console.log(line);
+  }
 }

@@ -1,6 +1,7 @@
 // Pinning processes to cores with taskset, so that a server and its load generator do not
 // compete for one core. Without taskset (or with pinning turned off) they run unpinned.
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
 export function tasksetWorks() {
@@ -19,11 +20,11 @@ export function pinnedNode(pin, core, args) {
 
 /**
  * Starts a bench server (a script that prints `READY <url>`) with node on `core` (default 0)
- * when `pin`, and resolves with its URL and a way to stop it.
+ * when `pin`, with `env` added to its environment, and resolves with its URL and a way to stop it.
  */
-export async function startBenchServer(pin, scriptPath, args = [], core = 0) {
+export async function startBenchServer(pin, scriptPath, args = [], core = 0, env = {}) {
   const [command, argv] = pinnedNode(pin, core, ['--expose-gc', scriptPath, ...args]);
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const name = basename(scriptPath);
   const url = await new Promise((resolve, reject) => {
     let out = '';
@@ -35,5 +36,15 @@ export async function startBenchServer(pin, scriptPath, args = [], core = 0) {
     child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
     setTimeout(() => reject(new Error(`${name} did not start`)), 15_000).unref();
   });
-  return { url, stop: () => child.kill('SIGKILL') };
+  return { url, pid: child.pid, stop: () => child.kill('SIGKILL') };
+}
+
+/**
+ * The CPU time process `pid` has used so far, user and system, all its threads, in ms (Linux:
+ * /proc, in clock ticks of 10 ms). taskset runs node in its own place, so a pinned server's pid is node's.
+ */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -1,12 +1,15 @@
-// Echo agents connected to a hub (built dist/), for bench/hub.mjs: `hub-agents.mjs HUB N` dials
-// N agents (bench-0 … bench-N-1) out to HUB; bench-0 also listens, so the same agent can be
-// called straight and through the hub. Prints READY with bench-0's own URL once all are in.
-import { createA2AHandler } from '../../dist/a2a/server/handler.js';
-import { jiajiaCard } from '../../dist/card/examples.js';
-import { connectToHub } from '../../dist/hub/connector.js';
-import { createAgent } from '../../dist/runtime/agent.js';
-import { listen } from '../../dist/net/node-http.js';
-import { MemoryTaskStore } from '../../dist/store/task-store.js';
+// Echo agents connected to a hub (built dist/, or A2A_LITE_DIST's), for bench/hub.mjs:
+// `hub-agents.mjs HUB N` dials N agents (bench-0 … bench-N-1) out to HUB; bench-0 also listens,
+// so the same agent can be called straight and through the hub. Prints READY with bench-0's
+// own URL once all are in.
+import { fromDist } from './dist.mjs';
+
+const { createA2AHandler } = await fromDist('a2a/server/handler.js');
+const { jiajiaCard } = await fromDist('card/examples.js');
+const { connectToHub } = await fromDist('hub/connector.js');
+const { createAgent } = await fromDist('runtime/agent.js');
+const { listen } = await fromDist('net/node-http.js', 'serve/node-http.js');
+const { MemoryTaskStore } = await fromDist('store/task-store.js');
 
 const [hubUrl, count = '1'] = process.argv.slice(2);
 let direct = '';

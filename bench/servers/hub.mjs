@@ -1,11 +1,12 @@
-// An a2a-lite hub (built dist/) with a memory registry, for bench/hub.mjs. Besides the hub's
-// own routes it answers GET /bench/memory with its heap and RSS after a full collection, so the
-// bench can weigh what each connected agent costs the hub.
-import { json } from '../../dist/a2a/server/http.js';
-import { createHubHandler, hubUpgrades } from '../../dist/hub/hub-handler.js';
-import { MemoryHubStore } from '../../dist/hub/hub-store.js';
-import { Hub } from '../../dist/hub/hub.js';
-import { listen } from '../../dist/net/node-http.js';
+// An a2a-lite hub (built dist/, or A2A_LITE_DIST's) with a memory registry, for bench/hub.mjs.
+// Besides the hub's own routes it answers GET /bench/memory with its heap and RSS after a full
+// collection, so the bench can weigh what each connected agent costs the hub.
+import { fromDist } from './dist.mjs';
+
+const { createHubHandler, hubUpgrades } = await fromDist('hub/hub-handler.js');
+const { MemoryHubStore } = await fromDist('hub/hub-store.js');
+const { Hub } = await fromDist('hub/hub.js');
+const { listen } = await fromDist('net/node-http.js', 'serve/node-http.js');
 
 const heartbeatMs = Number(process.argv[2] ?? '10000');
 let url = '';
@@ -15,7 +16,8 @@ const bench = async (request) => {
   if (request.path !== '/bench/memory') return handler(request);
   globalThis.gc?.();
   const { heapUsed, rss } = process.memoryUsage();
-  return json(200, { heapUsed, rss, connected: hub.relay.connectedCount(), up: (await hub.registry.store.list()).filter((agent) => hub.health.of(agent.id).up).length });
+  const up = (await hub.registry.store.list()).filter((agent) => hub.health.of(agent.id).up).length;
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ heapUsed, rss, connected: hub.relay.connectedCount(), up }) };
 };
 // As `a2a-lite hub` does: agents dial in over WebSocket links.
 const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: 0 };

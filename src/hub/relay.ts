@@ -10,10 +10,7 @@ import { SSE_HEADERS, sseEvent } from '../net/sse.js';
 import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { Channel } from './channel.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
-import { CLOSE } from './websocket.js';
-import type { WebSocketLink } from './ws-link.js';
-
-const CLOSE_REFUSED = 1008; // a link the hub refuses (RFC 6455 §7.4.1, policy violation)
+import { CLOSE, type WebSocketLink } from './ws-link.js';
 
 export interface RelayObserver {
   up(agentId: string): void;
@@ -116,7 +113,7 @@ export class Relay {
 
   /** Opens a session for `agentId` over a WebSocket link, which carries its answers too; routed as `open` says. Its id. */
   attach(agentId: string, baseUrl: string, principal: string, link: WebSocketLink, routed: boolean, maxBody?: number): string {
-    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: (why) => link.close(why === undefined ? CLOSE.goingAway : CLOSE_REFUSED, why) }, routed, maxBody);
+    const session = this.start(agentId, baseUrl, principal, { kind: 'websocket', send: (frame) => link.send(encodeLinkFrame(frame)), end: (why) => link.close(why === undefined ? CLOSE.goingAway : CLOSE.refused, why) }, routed, maxBody);
     link.onClose(() => this.closed(session));
     link.messages((payload) => {
       if (session.over) return;

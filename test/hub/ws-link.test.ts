@@ -14,8 +14,7 @@ import { createHubHandler, hubUpgrades } from '../../src/hub/hub-handler.js';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { Hub } from '../../src/hub/hub.js';
 import { encodeLinkFrame, type DownFrame } from '../../src/hub/frames.js';
-import { CLOSE, encodeFrame, OPCODE } from '../../src/hub/websocket.js';
-import { acceptLink, RELAY_PROTOCOL, WebSocketLink } from '../../src/hub/ws-link.js';
+import { acceptLink, CLOSE, RELAY_PROTOCOL, WebSocketLink } from '../../src/hub/ws-link.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/net/node-http.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
@@ -30,12 +29,13 @@ const TOKEN = 'ws-link-secret';
 const limits = { maxBodyBytes: 1 << 20, maxStreamBacklogBytes: 1 << 22, requestTimeout: 5_000 };
 
 /** A hub in this process; `upgrades: false` serves it as a proxy that drops Upgrade would. */
-async function startHub(options: { upgrades?: boolean; auth?: boolean } = {}): Promise<{ url: string; hub: Hub }> {
+async function startHub(options: { upgrades?: boolean; auth?: boolean; cardReadMs?: number } = {}): Promise<{ url: string; hub: Hub }> {
   let url = '';
   const hub = new Hub({ store: new MemoryHubStore(), baseUrl: () => url, allowPrivate: true, checkMs: 0, graceMs: 0 });
   const handler = createHubHandler(hub, {
     ...(options.auth === false ? {} : { auth: { bearerTokens: [{ principal: 'alice', secret: TOKEN }] } }),
     link: { maxMessageBytes: 64 * 1024, maxBacklogBytes: 1 << 22 },
+    ...(options.cardReadMs === undefined ? {} : { cardReadMs: options.cardReadMs }),
     onError: (error) => void expect.fail(`the hub failed on its own: ${String(error)}`),
   });
   const server: Listening = await listen(handler, { port: 0, ...limits, ...(options.upgrades === false ? {} : { upgrades: hubUpgrades(handler, limits) }) });
@@ -97,6 +97,23 @@ const handshake = (agent: string, headers: Record<string, string> = {}): string 
   return `GET /hub/v1/connect?agent=${agent} HTTP/1.1\r\n${Object.entries(all).filter(([, value]) => value !== '').map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n`;
 };
 
+const OPCODE = { binary: 0x2, close: 0x8, ping: 0x9 } as const;
+
+/**
+ * One whole frame as raw bytes, to send what no WebSocket library would: `masked` with a mask of
+ * zeros (which leaves the payload as it is), as a client must, or unmasked, as it must not.
+ */
+function rawFrame(opcode: number, payload: Buffer, masked = true): Buffer {
+  const length = payload.length;
+  const extra = length < 126 ? 0 : length < 0x10000 ? 2 : 8;
+  const head = Buffer.alloc(2 + extra + (masked ? 4 : 0));
+  head[0] = 0x80 | opcode;
+  head[1] = (masked ? 0x80 : 0) | (extra === 0 ? length : extra === 2 ? 126 : 127);
+  if (extra === 2) head.writeUInt16BE(length, 2);
+  else if (extra === 8) head.writeBigUInt64BE(BigInt(length), 2);
+  return Buffer.concat([head, payload]);
+}
+
 /** The close code in the first close frame the hub sent after its 101 (its frames are unmasked). */
 function closeCode(text: string): number | undefined {
   const bytes = Buffer.from(text.slice(text.indexOf('\r\n\r\n') + 4), 'latin1');
@@ -149,16 +166,52 @@ describe('the relay link', () => {
     const other = echoAgent(url, 'steady');
     await other.ready();
     const cases: [string, Buffer, number][] = [
-      ['an unmasked frame', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.from('{"type":"pong","seq":1}\n'), false)), CLOSE.protocolError],
-      ['a message over the limit', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.alloc(65 * 1024 + 1), true)), CLOSE.tooBig],
-      ['a message that is no frame', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.from('not json\n'), true)), CLOSE.protocolError],
-      ['a frame of an unknown type', Buffer.concat(encodeFrame(OPCODE.binary, Buffer.from('{"type":"launch","rid":"1"}\n'), true)), CLOSE.protocolError],
+      ['an unmasked frame', rawFrame(OPCODE.binary, Buffer.from('{"type":"pong","seq":1}\n'), false), CLOSE.protocolError],
+      ['a message over the limit', rawFrame(OPCODE.binary, Buffer.alloc(65 * 1024 + 1)), CLOSE.tooBig],
+      ['a message that is no frame', rawFrame(OPCODE.binary, Buffer.from('not json\n')), CLOSE.protocolError],
+      ['a frame of an unknown type', rawFrame(OPCODE.binary, Buffer.from('{"type":"launch","rid":"1"}\n')), CLOSE.protocolError],
     ];
     for (const [name, bytes, code] of cases) {
       const text = await raw(url, handshake(`bad-${code}-${name.length}`), (socket) => socket.write(bytes));
       expect(text, name).toMatch(/^HTTP\/1\.1 101 /);
       expect(closeCode(text), name).toBe(code);
     }
+    expect(await send(`${url}/agents/steady/jsonrpc`, 'still here')).toBe('echo: still here');
+  });
+
+  it('drops a peer that floods pings and never reads the pongs, long before its backlog grows with the flood', async () => {
+    // The flooder never gives its card; the hub would drop it for that after cardReadMs, so
+    // that limit is set out of reach: only the pings may get it dropped.
+    const { url } = await startHub({ cardReadMs: 600_000 });
+    await echoAgent(url, 'steady').ready();
+    const socket = connectTcp(Number(new URL(url).port), '127.0.0.1');
+    // Never read: every pong the hub writes stays unread, in the kernel's buffers and then the hub's.
+    socket.pause();
+    let closed = false;
+    socket.on('error', () => undefined);
+    socket.on('close', () => (closed = true));
+    socket.write(handshake('flooder'));
+    const burst = Buffer.concat(Array.from({ length: 512 }, () => rawFrame(OPCODE.ping, Buffer.alloc(125, 0x70))));
+    // The kernel holds a few MiB of unread pongs on loopback; past that, the hub would hold
+    // about as many bytes of pongs as it is sent pings.
+    const budget = 48 * 1024 * 1024;
+    let sent = 0;
+    while (!closed && sent < budget) {
+      if (!socket.write(burst)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            socket.off('drain', done);
+            socket.off('close', done);
+            resolve();
+          };
+          socket.on('drain', done);
+          socket.on('close', done);
+        });
+      }
+      sent += burst.length;
+    }
+    socket.destroy();
+    expect(closed, `the flooder was still connected after ${sent} bytes of pings`).toBe(true);
     expect(await send(`${url}/agents/steady/jsonrpc`, 'still here')).toBe('echo: still here');
   });
 
