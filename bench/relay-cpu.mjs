@@ -14,12 +14,13 @@ import { parseArgs } from 'node:util';
 import { pinnedNode, tasksetWorks } from './pin.mjs';
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-const from = (dist, path) => import(pathToFileURL(join(dist, path)).href);
+/** The module at the first of `paths` that the build holds (a module may have moved between builds). */
+const from = (dist, ...paths) => import(pathToFileURL(paths.map((path) => join(dist, path)).find((file) => existsSync(file)) ?? join(dist, paths[0])).href);
 const LINK = { maxMessageBytes: 1 << 26, maxBacklogBytes: 1 << 28 };
 
 /** CPU µs per round trip over one link of `dist`, with `inflight` frames in flight. */
 async function linkCpu(dist, inflight, frames = 20_000) {
-  const { acceptLink, dialLink } = await from(dist, 'hub/ws-link.js');
+  const { acceptLink, dialLink } = await from(dist, 'net/websocket.js', 'hub/ws-link.js');
   const server = createServer();
   server.on('upgrade', (req, socket, head) => {
     const link = acceptLink({ method: 'GET', path: '/', query: new URLSearchParams(), headers: req.headers, body: '', upgrade: { socket, head } }, LINK);
@@ -52,7 +53,7 @@ async function relayCpu(dist, requests = 10_000) {
   const { createHubHandler, hubUpgrades } = await from(dist, 'hub/hub-handler.js');
   const { MemoryHubStore } = await from(dist, 'hub/hub-store.js');
   const { Hub } = await from(dist, 'hub/hub.js');
-  const { listen } = await from(dist, 'serve/node-http.js');
+  const { listen } = await from(dist, 'net/node-http.js', 'serve/node-http.js');
   const { createA2AHandler } = await from(dist, 'a2a/server/handler.js');
   const { jiajiaCard } = await from(dist, 'card/examples.js');
   const { connectToHub } = await from(dist, 'hub/connector.js');
@@ -106,7 +107,7 @@ if (values.child !== undefined) {
 }
 if (values.base === undefined) throw new Error('usage: node bench/relay-cpu.mjs --base DIR [--rounds N]');
 const builds = { ours: fileURLToPath(new URL('../dist/', import.meta.url)), base: join(resolve(values.base), 'dist') };
-if (!existsSync(join(builds.base, 'hub', 'ws-link.js'))) throw new Error(`no build at ${builds.base}: run node scripts/build.mjs --if-stale in ${values.base}`);
+if (!existsSync(join(builds.base, 'hub', 'hub.js'))) throw new Error(`no build at ${builds.base}: run node scripts/build.mjs --if-stale in ${values.base}`);
 const rounds = Number(values.rounds ?? '7');
 const pin = tasksetWorks();
 const measure = (what, dist) => {

@@ -14,7 +14,7 @@ import { readText } from '../net/body.js';
 import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/node-http.js';
 import { Outbox } from './outbox.js';
-import { CLOSE, dialLink, type WebSocketLink } from './ws-link.js';
+import { CLOSE, dialLink, type WebSocketLink } from '../net/websocket.js';
 
 /** The agent's side of its link: a request from the hub holds a body of up to 64 MiB. */
 const LINK = { maxMessageBytes: 80 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };

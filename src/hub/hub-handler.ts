@@ -21,7 +21,7 @@ import type { Hub } from './hub.js';
 import { checkRequest, METHODS } from './request-guard.js';
 import { DEFAULT_MAX_BODY, DEFAULT_MAX_STREAM_BACKLOG, DEFAULT_REQUEST_TIMEOUT, type Upgrades } from '../net/node-http.js';
 import { upgrades, type UpgradeLimits } from '../net/upgrade.js';
-import { acceptLink, TAKEN, WebSocketLink, type LinkOptions, type UpgradeRequest } from './ws-link.js';
+import { acceptLink, TAKEN, WebSocketLink, type LinkOptions, type UpgradeRequest } from '../net/websocket.js';
 
 export interface HubHandlerOptions {
   /** Tokens of agents and clients; none: the hub is open, and everyone is `anonymous`. */

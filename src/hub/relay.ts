@@ -10,7 +10,7 @@ import { SSE_HEADERS, sseEvent } from '../net/sse.js';
 import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { Channel } from './channel.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
-import { CLOSE, type WebSocketLink } from './ws-link.js';
+import { CLOSE, type WebSocketLink } from '../net/websocket.js';
 
 export interface RelayObserver {
   up(agentId: string): void;

@@ -2,6 +2,8 @@
 // The adapters (node-http.ts here, serve/fetch-handler.ts) turn real requests into these and
 // these into real responses; nothing above them sees a socket.
 
+import { A2A_JSON } from '../media-types.js';
+
 export interface HttpRequest {
   method: string;
   /** The path without the query: `/jsonrpc`, `/.well-known/agent-card.json`. */
@@ -56,4 +58,13 @@ export function whenGone(request: HttpRequest, listener: () => void): () => void
   if (signal === undefined) return () => {};
   signal.addEventListener('abort', listener, { once: true });
   return () => signal.removeEventListener('abort', listener);
+}
+
+export function json(status: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
+}
+
+/** An answer of the HTTP layer, outside any binding's method: a google.rpc.Status body. */
+export function statusError(code: number, status: string, message: string, headers: Record<string, string> = {}): HttpResponse {
+  return json(code, { error: { code, status, message } }, { 'content-type': A2A_JSON, ...headers });
 }

@@ -14,7 +14,7 @@ import { createHubHandler, hubUpgrades } from '../../src/hub/hub-handler.js';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { Hub } from '../../src/hub/hub.js';
 import { encodeLinkFrame, type DownFrame } from '../../src/hub/frames.js';
-import { acceptLink, CLOSE, RELAY_PROTOCOL, WebSocketLink } from '../../src/hub/ws-link.js';
+import { acceptLink, CLOSE, RELAY_PROTOCOL, WebSocketLink } from '../../src/net/websocket.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/net/node-http.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';

@@ -7,8 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import WebSocket, { WebSocketServer, type ClientOptions, type ServerOptions } from 'ws';
-import { statusError } from '../a2a/server/http.js';
-import { type HttpRequest, type HttpResponse } from '../net/http-types.js';
+import { statusError, type HttpRequest, type HttpResponse } from './http-types.js';
 
 /** The subprotocol both ends name: the relay's frames (frames.ts) in binary messages. */
 export const RELAY_PROTOCOL = 'a2a-lite-relay.v1';

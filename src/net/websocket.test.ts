@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acceptLink, CLOSE, dialLink, MAX_UNSENT_PONGS, RELAY_PROTOCOL, WebSocketLink, type LinkOptions } from './ws-link.js';
+import { acceptLink, CLOSE, dialLink, MAX_UNSENT_PONGS, RELAY_PROTOCOL, WebSocketLink, type LinkOptions } from './websocket.js';
 
 const servers: Server[] = [];
 /** Connections taken over by upgrades: a server's close does not end them. */
