@@ -4,7 +4,7 @@
 
 import type { A2AHandler } from '../../a2a/server/http.js';
 import { LiteError } from '../../errors.js';
-import { connectToHub, type HubConnection } from '../../hub/connector.js';
+import type { HubConnection } from '../../hub/connector.js';
 import type { Context } from '../context.js';
 import { tokenFrom } from '../token-flags.js';
 
@@ -78,6 +78,8 @@ export async function startHubConnection(flags: HubFlags, handler: A2AHandler, c
   let refuse: (error: LiteError) => void = () => {};
   const refused = new Promise<LiteError>((resolve) => (refuse = resolve));
   let first = true;
+  // The relay and its WebSocket library load only for an agent that dials a hub.
+  const { connectToHub } = await import('../../hub/connector.js');
   const connection = connectToHub({
     hubUrl: flags.url,
     agentId: flags.id,
