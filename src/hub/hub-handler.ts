@@ -130,6 +130,7 @@ async function route(hub: Hub, request: UpgradeRequest, principal: string, dialI
 
 /** The agent id in a path segment; a malformed escape is refused as no id could hold it. */
 function agentId(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -36,6 +36,8 @@ export function nextTrail(metadata: unknown, target: string, maxHops = DEFAULT_M
  * Throws FORBIDDEN when the request has been through `self` already, or through too many hubs.
  */
 export function viaFor(self: string, incoming: string | undefined): string {
+  // Most requests come straight from a client.
+  if (incoming === undefined || incoming === '') return self;
   const hubs = (incoming ?? '').split(',').map((hub) => hub.trim()).filter((hub) => hub !== '');
   if (hubs.includes(self)) throw new LiteError('FORBIDDEN', 'loop refused: this request came back to the hub that sent it (an agent registered at a URL that leads back to the hub)');
   if (hubs.length >= MAX_HUBS) throw new LiteError('FORBIDDEN', `loop refused: this request has passed through ${hubs.length} hubs, the most allowed`);

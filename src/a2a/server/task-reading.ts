@@ -24,8 +24,20 @@ class Noted {
   constructor(readonly use: TaskUse) {}
 }
 
-const note = (use: TaskUse): never => {
-  throw new Noted(use);
+/** Set while a method is being called: what it asks of the stand-in before its first await. */
+let capturing: { use?: TaskUse } | undefined;
+
+/**
+ * Notes `use`. Asked while the method is still being called (no await before it, the usual
+ * case) it answers a promise of its own that never settles, which costs less than unwinding
+ * with a throw: the method waits on it for ever, and both are garbage once the call is
+ * forgotten (a promise shared by every call would hold each waiting method). Asked later, it
+ * stops the method with a throw.
+ */
+const note = (use: TaskUse): Promise<never> => {
+  if (capturing === undefined) throw new Noted(use);
+  capturing.use = use;
+  return new Promise<never>(() => {});
 };
 
 const STAND_IN = {
@@ -52,9 +64,24 @@ const TASKLESS = new Set(['GetExtendedAgentCard', 'agent/getAuthenticatedExtende
  */
 export async function taskUseOf(name: string, run: Method, params: Record<string, unknown>, context: MethodContext = {}): Promise<TaskUse | LiteError> {
   if (TASKLESS.has(name)) return { kind: 'none' };
+  const capture: { use?: TaskUse } = {};
+  let pending: Promise<unknown>;
+  capturing = capture;
   try {
     // The stand-in has only what the method tables call; any other use fails loudly below.
-    await run(STAND_IN as unknown as Agent, params, { ...context, push: STAND_IN_PUSH });
+    pending = run(STAND_IN as unknown as Agent, params, { ...context, push: STAND_IN_PUSH });
+  } catch (error) {
+    pending = Promise.reject(error);
+  } finally {
+    capturing = undefined;
+  }
+  if (capture.use !== undefined) {
+    // A method that used what it was answered at once (a stream it iterates) fails on it: unheard.
+    pending.catch(() => {});
+    return capture.use;
+  }
+  try {
+    await pending;
   } catch (error) {
     if (error instanceof Noted) return error.use;
     if (error instanceof LiteError) return error;
