@@ -22,8 +22,14 @@ export function relayedAnswer(response: HttpResponse): HttpResponse {
     return refused(502, `the agent answered with a redirect (HTTP ${response.status}), which the hub does not follow or pass on`);
   }
   const headers: Record<string, string> = { ...SAFE_HEADERS };
-  for (const [name, value] of Object.entries(response.headers)) if (PASSED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
-  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const given = response.headers;
+  for (const name in given) {
+    // Names come lower-case from node:http and the relay's frames; others are lowered first.
+    const lower = PASSED_HEADERS.has(name) ? name : name.toLowerCase();
+    if (PASSED_HEADERS.has(lower)) headers[lower] = given[name] as string;
+  }
+  const raw = headers['content-type'] ?? '';
+  const type = PASSED_TYPES.has(raw) ? raw : raw.split(';')[0]!.trim().toLowerCase();
   const empty = 'body' in response && response.body === '';
   if (!PASSED_TYPES.has(type) && !(empty && type === '')) {
     return refused(response.status >= 400 ? response.status : 502, `the agent answered with ${type === '' ? 'no content type' : `content type ${type.slice(0, 100)}`}, which the hub passes on only as JSON or an event stream`);
