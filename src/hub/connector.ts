@@ -10,7 +10,7 @@ import type { A2AHandler } from '../a2a/server/http.js';
 import type { HttpRequest } from '../net/http-types.js';
 import { SseParser } from '../net/sse.js';
 import { LiteError } from '../errors.js';
-import { readText } from '../net/body.js';
+import { overBytes, readText } from '../net/body.js';
 import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/node-http.js';
 import { Outbox } from './outbox.js';
@@ -233,7 +233,7 @@ class Silence {
 
 /** Runs one relayed request through the agent's handler and queues its answer. */
 async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 'request' }>, signal: AbortSignal, out: (frame: UpFrame) => void, maxBody: number): Promise<void> {
-  if (Buffer.byteLength(frame.body) > maxBody) {
+  if (overBytes(frame.body, maxBody)) {
     out({ type: 'response', rid: frame.rid, status: 413, headers: { ...STATUS_ERROR_HEADERS }, body: JSON.stringify(tooLargeBody(maxBody)) });
     return;
   }

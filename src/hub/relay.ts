@@ -6,6 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
+import { overBytes } from '../net/body.js';
 import { SSE_HEADERS, sseEvent } from '../net/sse.js';
 import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { Channel } from './channel.js';
@@ -181,7 +182,7 @@ export class Relay {
 
   private async exchange(session: Session, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
     // What the agent would refuse is not sent down its connection at all.
-    if (session.maxBody !== undefined && request.body.length > session.maxBody / 3 && Buffer.byteLength(request.body) > session.maxBody) {
+    if (session.maxBody !== undefined && overBytes(request.body, session.maxBody)) {
       return statusError(413, 'RESOURCE_EXHAUSTED', `agent ${session.agentId} takes request bodies of up to ${session.maxBody} bytes`);
     }
     // Unique in this hub's run: a session's answers come only from its own agent.

@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readBody, readText } from './body.js';
+import { overBytes, readBody, readText } from './body.js';
 
 const webStream = (...chunks: string[]): ReadableStream<Uint8Array> => {
   const encoder = new TextEncoder();
@@ -83,5 +84,12 @@ describe('readText', () => {
       },
     });
     await expect(readText(broken, 10)).rejects.toThrow('socket hang up');
+  });
+});
+
+describe('overBytes', () => {
+  it('says what Buffer.byteLength says, for any text and any limit', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: fc.constantFrom('a', 'é', '中', '\ud83d\ude00', '\ud800'), maxLength: 60 }));
+    fc.assert(fc.property(text, fc.nat(200), (value, max) => overBytes(value, max) === Buffer.byteLength(value) > max), { numRuns: 2000 });
   });
 });

@@ -38,6 +38,14 @@ export async function readText(source: BodySource, max: number, what = 'the answ
   throw new LiteError('INPUT_TOO_LARGE', `${what} is over ${max} bytes`, { limit: max });
 }
 
+/**
+ * Whether `text` takes more than `max` bytes as UTF-8, counted only when its length leaves it in
+ * doubt (a UTF-16 unit is one to three bytes), so that a short body costs no scan.
+ */
+export function overBytes(text: string, max: number): boolean {
+  return text.length > max || (text.length * 3 > max && Buffer.byteLength(text) > max);
+}
+
 function isNodeReadable(source: object): source is NodeReadable {
   return typeof (source as { on?: unknown }).on === 'function' && typeof (source as { off?: unknown }).off === 'function';
 }

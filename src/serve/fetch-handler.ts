@@ -7,7 +7,9 @@ import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/nod
 export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: number } = {}): (request: Request) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request) => {
-    const early = handler.beforeBody?.({ method: request.method, path: new URL(request.url).pathname, headers: headersOf(request) });
+    const url = new URL(request.url);
+    const headers = headersOf(request);
+    const early = handler.beforeBody?.({ method: request.method, path: url.pathname, headers });
     if (early !== undefined) {
       // The body is never read: a caller without a credential cannot make this runtime hold it.
       void request.body?.cancel().catch(() => {});
@@ -17,8 +19,6 @@ export function fetchHandler(handler: A2AHandler, options: { maxBodyBytes?: numb
     if (body === undefined) {
       return new Response(JSON.stringify(tooLargeBody(max)), { status: 413, headers: STATUS_ERROR_HEADERS });
     }
-    const url = new URL(request.url);
-    const headers = headersOf(request);
     const response = await handler({ method: request.method, path: url.pathname, query: url.searchParams, search: url.search, headers, body, signal: request.signal });
     // 204 and 304 carry no body, and a Response refuses one for them.
     const bodiless = request.method === 'HEAD' || response.status === 204 || response.status === 304;

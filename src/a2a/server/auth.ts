@@ -85,14 +85,21 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
   };
   const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
 
-  /** The answer to a request that may not pass (401, or 429 past the limit); undefined when it may. */
-  const refusal = (request: RequestHead & { principal?: string }): HttpResponse | undefined => {
-    if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return undefined;
+  /**
+   * Principals already found for a request's headers, by the check before its body: the socket
+   * adapters hand the handler the same headers object, so its credential is digested once.
+   */
+  const found = new WeakMap<object, string>();
+  const principalFor = (request: RequestHead & { principal?: string }): string | undefined =>
+    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
+    request.principal ?? found.get(request.headers) ?? principalOf(request, bearer, keys, header);
+  const isPublic = (request: RequestHead): boolean => PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
+
+  /** 401 for a request without a valid credential, or 429 once its address failed too often. */
+  const refuse = (request: RequestHead): HttpResponse => {
     // A valid credential always passes: a stranger's failures from the same address (or from
     // behind the same proxy) must not lock out a client that has the right token. Only failures
     // are counted, and past the limit they get 429 instead of 401.
-    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
-    if ((request.principal ?? principalOf(request, bearer, keys, header)) !== undefined) return undefined;
     const who = request.remoteAddress ?? 'unknown';
     const recent = (failures.get(who) ?? []).filter((at) => now() - at < WINDOW_MS);
     if (recent.length >= limit) {
@@ -111,12 +118,17 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
   };
 
   const guarded: A2AHandler = async (request) => {
-    if (PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return handler(request, undefined);
-    const principal = request.principal ?? principalOf(request, bearer, keys, header);
-    if (principal !== undefined) return handler(request, principal);
-    return refusal(request) as HttpResponse;
+    if (isPublic(request)) return handler(request, undefined);
+    const principal = principalFor(request);
+    return principal === undefined ? refuse(request) : handler(request, principal);
   };
-  guarded.beforeBody = refusal;
+  guarded.beforeBody = (head) => {
+    if (isPublic(head)) return undefined;
+    const principal = principalFor(head);
+    if (principal === undefined) return refuse(head);
+    found.set(head.headers, principal);
+    return undefined;
+  };
   return guarded;
 }
 
