@@ -12,10 +12,11 @@ afterEach(() => {
 
 /**
  * Sends the head of a POST declaring `declared` bytes of body, then `sent` bytes of it, and
- * returns the status line of whatever answer comes while the rest is still owed (none: the
- * server waited for a body that is not coming; the socket is given up after `waitMs`).
+ * returns the status line of whatever answer comes while the rest is still owed. A server that
+ * waits for the body answers 408 once its request timeout (30 s) has passed; `waitMs` only
+ * bounds the wait, past both.
  */
-async function answerBeforeBody(url: string, path: string, declared: number, sent: number, headers: Record<string, string> = {}, waitMs = 15_000): Promise<string | undefined> {
+async function answerBeforeBody(url: string, path: string, declared: number, sent: number, headers: Record<string, string> = {}, waitMs = 40_000): Promise<string | undefined> {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -52,7 +53,7 @@ describe('a caller without a credential', () => {
     expect(card.status).toBe(200);
     const listed = await fetch(`${hub.url}/hub/v1/agents`, { headers: { authorization: 'Bearer hub-token-2b7e15' } });
     expect(listed.status).toBe(200);
-  }, 60_000);
+  }, 90_000);
 
   it('is answered 401 by serve before it sends the body it declared', async () => {
     const agent = await start(['serve', '--home', agentHome('guarded'), '--store', 'memory', '--port', '0', '--exec', 'cat', '--auth-bearer-env', 'AGENT_TOKEN'], { AGENT_TOKEN: 'agent-token-9d4c1a' });
@@ -60,7 +61,7 @@ describe('a caller without a credential', () => {
     expect(await answerBeforeBody(agent.info.url as string, '/', 3 * 1024 * 1024, 64 * 1024)).toMatch(/^HTTP\/1\.1 401 /);
     const card = await fetch(`${agent.info.url as string}/.well-known/agent-card.json`);
     expect(card.status).toBe(200);
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('an agent behind the hub', () => {
