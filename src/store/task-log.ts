@@ -11,6 +11,11 @@ export interface SaveExtras {
   events?: readonly TaskChange[];
   /** The key of the send that made the task, recorded with its first save. */
   idempotency?: IdempotencyKey;
+  /**
+   * The replica running the task's handler, recorded with its first save by a store that
+   * coordinates replicas (cluster-store.ts); other stores ignore it.
+   */
+  runner?: string;
 }
 
 export interface IdempotencyKey {
