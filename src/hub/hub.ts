@@ -16,7 +16,7 @@ import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
 import { relayedAnswer } from './relayed-answer.js';
 import { forwardedBody, readRelayed, refusal } from './relayed-request.js';
-import { Relay } from './relay.js';
+import { passedHeaders, Relay } from './relay.js';
 import { backendOf, TaskOwners } from './task-owners.js';
 import { TaskWatch } from './task-watch.js';
 import { watchedEvents } from './watched-events.js';
@@ -117,7 +117,7 @@ export class Hub {
     const forwarded = new Forwarded(request, read.path, forwardedBody(read, request.body, trail), headers);
     const send = use?.kind === 'send';
     if (send) this.health.busy(id, 1);
-    const started = performance.now();
+    const started = agent.kind === 'url' ? performance.now() : 0;
     let response: HttpResponse;
     try {
       response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, read.path, principal) : await forwardTo(agent.url ?? '', forwarded, read.path, this.allowPrivate);
@@ -177,6 +177,10 @@ class Forwarded implements HttpRequest {
     return this.request.query;
   }
 
+  get search(): string | undefined {
+    return this.request.search;
+  }
+
   get signal(): AbortSignal | undefined {
     return this.request.signal;
   }
@@ -191,11 +195,13 @@ class Forwarded implements HttpRequest {
  * sees every caller as the hub) an Idempotency-Key of the caller's own, so that two callers who
  * chose the same key do not get one task.
  */
-function forwardedHeaders(headers: HttpRequest['headers'], via: string, principal: string | undefined): HttpRequest['headers'] {
-  const out: Record<string, string | undefined> = { ...headers, [VIA_HEADER]: via };
+function forwardedHeaders(headers: HttpRequest['headers'], via: string, principal: string | undefined): Record<string, string> {
   const key = headers['idempotency-key'];
-  if (principal !== undefined && key !== undefined) out['idempotency-key'] = createHash('sha256').update(`${principal}\n${key}`).digest('base64url');
-  return out;
+  if (principal === undefined || key === undefined) return passedHeaders(headers, [[VIA_HEADER, via]]);
+  return passedHeaders(headers, [
+    [VIA_HEADER, via],
+    ['idempotency-key', createHash('sha256').update(`${principal}\n${key}`).digest('base64url')],
+  ]);
 }
 
 /** `response`, running `done` once when its body has been answered or its stream has ended. */

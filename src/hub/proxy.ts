@@ -6,14 +6,14 @@ import { statusError } from '../a2a/server/http.js';
 import { isLiteError } from '../errors.js';
 import { readText } from '../net/body.js';
 import { requestAgent } from './agent-request.js';
-import { PRIVATE_HEADERS } from './relay.js';
+import { headersToPass } from './relay.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** Sends `request` to `base` + `path` and relays the agent's answer. */
 export async function forwardTo(base: string, request: HttpRequest, path: string, allowPrivate: boolean): Promise<HttpResponse> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
+  const headers = headersToPass(request);
+  // Written out as the hub read it: a server of any make reads the same query.
   const query = request.query.toString();
   const url = `${base}${path === '/' && !base.endsWith('/') ? '' : path}${query === '' ? '' : `?${query}`}`;
   let response;

@@ -66,6 +66,40 @@ interface Session {
 /** Headers the hub never passes on: the caller's credentials, and the connection's own. */
 export const PRIVATE_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization', 'host', 'connection', 'content-length', 'accept-encoding', 'keep-alive', 'transfer-encoding']);
 
+/** Header objects `passedHeaders` made: already without private headers, passed on as they are. */
+const PASSABLE = new WeakSet<object>();
+
+/**
+ * `given` without the private headers (and unset ones), with the `extra` ones set: what goes on to an
+ * agent. Made once per relayed request; `headersToPass` then takes it as it is.
+ */
+export function passedHeaders(given: HttpRequest['headers'], extra?: readonly [name: string, value: string][]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name in given) {
+    const value = given[name];
+    if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
+  }
+  if (extra !== undefined) for (const [name, value] of extra) headers[name] = value;
+  PASSABLE.add(headers);
+  return headers;
+}
+
+/** The headers of `request` to pass on to its agent. */
+export function headersToPass(request: HttpRequest): Record<string, string> {
+  return PASSABLE.has(request.headers) ? (request.headers as Record<string, string>) : passedHeaders(request.headers);
+}
+
+/**
+ * The query to pass down a link, without its `?`: as the client sent it when the adapter kept
+ * it, since the agent's end parses it with URLSearchParams as the hub did; else as the hub
+ * parsed it.
+ */
+function queryToPass(request: HttpRequest): string {
+  const search = request.search;
+  if (search === undefined) return request.query.toString();
+  return search.startsWith('?') ? search.slice(1) : search;
+}
+
 export class Relay {
   private readonly sessions = new Map<string, Session>();
   private readonly byAgent = new Map<string, Session>();
@@ -187,14 +221,9 @@ export class Relay {
     }
     // Unique in this hub's run: a session's answers come only from its own agent.
     const rid = (this.rids += 1).toString(36);
-    const headers: Record<string, string> = {};
-    const given = request.headers;
-    for (const name in given) {
-      const value = given[name];
-      if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
-    }
+    const headers = headersToPass(request);
     const answered = new Promise<HttpResponse>((resolve) => session.pending.set(rid, { answer: resolve }));
-    send(session, { type: 'request', rid, method: request.method, path, query: request.query.toString(), headers, body: request.body, principal });
+    send(session, { type: 'request', rid, method: request.method, path, query: queryToPass(request), headers, body: request.body, principal });
     const onGone = (): void => {
       const pending = session.pending.get(rid);
       if (pending === undefined) return;

@@ -36,6 +36,7 @@ export function reliabilityExtensions(directAnswerTtlSeconds: number): CardExten
 
 /** The extensions of a request's header value (a comma-separated list of URIs). */
 export function requestedExtensions(header: string | undefined): Set<string> {
+  if (header === undefined || header === '') return new Set();
   return new Set((header ?? '').split(',').map((uri) => uri.trim()).filter((uri) => uri !== ''));
 }
 
