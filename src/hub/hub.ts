@@ -92,7 +92,7 @@ export class Hub {
    * caller reaches only the tasks it made; for an agent reached by URL the hub keeps them apart.
    */
   async call(id: string, request: HttpRequest, path: string, principal = ''): Promise<HttpResponse> {
-    const agent = await this.registry.lookup(id);
+    const agent = this.registry.cached(id) ?? (await this.registry.lookup(id));
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
     let via: string;
     try {
@@ -100,7 +100,8 @@ export class Hub {
     } catch (error) {
       return statusError(508, 'FAILED_PRECONDITION', (error as Error).message);
     }
-    const read = await readRelayed(request, path, agent.kind === 'url' ? rpcPathsOf(agent.card, agent.url ?? '') : undefined);
+    let read = readRelayed(request, path, agent.kind === 'url' ? rpcPathsOf(agent.card, agent.url ?? '') : undefined);
+    if (read instanceof Promise) read = await read;
     if ('answer' in read) return read.answer;
     const use = read.use;
     // An agent at a URL sees every caller of the hub as one: the hub keeps their tasks apart.

@@ -106,6 +106,11 @@ export class Registry {
     return agent;
   }
 
+  /** Agent `id` when it was looked up before (the same object as `lookup` gives), without a wait. */
+  cached(id: string): HubAgent | undefined {
+    return this.known.get(id);
+  }
+
   /** Agent `id` as stored, or undefined; the same object each time, not to be changed. */
   async lookup(id: string): Promise<HubAgent | undefined> {
     const cached = this.known.get(id);

@@ -42,16 +42,20 @@ const TASK_FIELD: Readonly<Record<string, { keep: string; drop: readonly string[
 
 /**
  * Reads `request` (its path relative to the agent) as the agent's server would. Returns what to
- * forward, or the answer the server would give a request it refuses before running anything.
+ * forward (at once when the reading needs no wait), or the answer the server would give a request it refuses before running anything.
  * `rpcPaths`: where the agent serves JSON-RPC.
  */
-export async function readRelayed(request: HttpRequest, path: string, rpcPaths?: ReadonlySet<string>): Promise<Relayed | { answer: HttpResponse }> {
+export function readRelayed(request: HttpRequest, path: string, rpcPaths?: ReadonlySet<string>): Relayed | { answer: HttpResponse } | Promise<Relayed | { answer: HttpResponse }> {
   const read = readA2ARequest(request, rpcPaths, path);
   if (read.kind === 'card') return { path: read.path, body: '' };
   if (read.kind === 'answer') return { answer: read.response };
   if (read.kind === 'none') return { answer: statusError(404, 'NOT_FOUND', `no A2A endpoint at ${read.path}`) };
   const extensions = requestedExtensions(request.headers['a2a-extensions'] ?? request.headers['x-a2a-extensions']);
-  const use = await taskUseOf(read.method, read.run, read.params, extensions.size > 0 ? { extensions } : {});
+  const use = taskUseOf(read.method, read.run, read.params, extensions.size > 0 ? { extensions } : {});
+  return use instanceof Promise ? use.then((known) => relayedCall(read, known)) : relayedCall(read, use);
+}
+
+function relayedCall(read: Call, use: TaskUse | LiteError): Relayed | { answer: HttpResponse } {
   if (use instanceof LiteError) return { answer: refusal(read, use) };
   return { path: read.binding === 'rest' ? restPath(read.method, read.params, read.path) : read.path, body: '', call: read, use };
 }

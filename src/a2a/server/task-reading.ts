@@ -60,9 +60,11 @@ const TASKLESS = new Set(['GetExtendedAgentCard', 'agent/getAuthenticatedExtende
 /**
  * What method `name` (whose code is `run`) does with tasks when called with `params`, or the
  * error it refuses them with (the error the server would answer). `context` gives the
- * extensions the call activated.
+ * extensions the call activated. Known at once when the method asks before its first await
+ * (every method here does), else a promise of it: the hub relays most requests without waiting
+ * a turn for the answer.
  */
-export async function taskUseOf(name: string, run: Method, params: Record<string, unknown>, context: MethodContext = {}): Promise<TaskUse | LiteError> {
+export function taskUseOf(name: string, run: Method, params: Record<string, unknown>, context: MethodContext = {}): TaskUse | LiteError | Promise<TaskUse | LiteError> {
   if (TASKLESS.has(name)) return { kind: 'none' };
   const capture: { use?: TaskUse } = {};
   let pending: Promise<unknown>;
@@ -80,6 +82,11 @@ export async function taskUseOf(name: string, run: Method, params: Record<string
     pending.catch(() => {});
     return capture.use;
   }
+  return settled(pending);
+}
+
+/** What a method that did not ask at once comes to: what it asks later, its refusal, or nothing. */
+async function settled(pending: Promise<unknown>): Promise<TaskUse | LiteError> {
   try {
     await pending;
   } catch (error) {
