@@ -51,19 +51,19 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   const report = options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
   const link = options.link ?? DEFAULT_LINK;
   const dialIn = { link, cardReadMs: options.cardReadMs ?? 10_000 };
-  const guarded = withAuth((request, principal) => route(hub, request, principal ?? ANONYMOUS, dialIn), options.auth ?? {});
   const page = options.console === true ? consoleRoutes() : undefined;
+  // The console's answer to any other method (405) is for those who may use the hub.
+  const guarded = withAuth(async (request, principal) => page?.(request) ?? route(hub, request, principal ?? ANONYMOUS, dialIn), options.auth ?? {});
   const handler: A2AHandler = async (request) => {
     try {
       if (!METHODS.has(request.method)) return statusError(405, 'UNIMPLEMENTED', `the hub takes ${[...METHODS].join(', ')}`, { allow: [...METHODS].join(', ') });
       checkRequest(request);
-      const file = page?.(request);
-      if (file !== undefined) return file;
-      if (request.method === 'GET' || request.method === 'HEAD') {
-        if (request.path === '/.well-known/ai-catalog.json') return await catalog(hub);
-        const agent = AGENT_PATH.exec(request.path);
-        if (agent !== null && CARD_SUFFIXES.has(agent[2] ?? '')) return await hub.call(agentId(agent[1] as string), request, agent[2] as string);
-      }
+      // What is public is decided here and before the body alike (`isPublic`), so that a request
+      // gets the same answer from a socket and from a call in process.
+      const open = publicRoute(request, page !== undefined);
+      if (open === 'console') return (page as NonNullable<typeof page>)(request) as HttpResponse;
+      if (open === 'catalog') return await catalog(hub);
+      if (open !== undefined) return await hub.call(agentId(open.agent), request, open.card);
       return await guarded(request);
     } catch (error) {
       // A client's mistake, or an agent that could not be reached or answered wrongly (502),
@@ -83,11 +83,20 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   return handler;
 }
 
-/** The hub's routes that need no credential: the AI Catalog, agents' cards and the console's files. */
+/** A public route: the console's files, the AI Catalog, or an agent's card (its id, still escaped, and the card's path). */
+type PublicRoute = 'console' | 'catalog' | { agent: string; card: string };
+
+/** The hub's route that needs no credential that `head` asks for, if it asks for one. */
+function publicRoute(head: RequestHead, console: boolean): PublicRoute | undefined {
+  if (head.method !== 'GET' && head.method !== 'HEAD') return undefined;
+  if (console && (head.path === '/console' || head.path.startsWith('/console/'))) return 'console';
+  if (head.path === '/.well-known/ai-catalog.json') return 'catalog';
+  const agent = AGENT_PATH.exec(head.path);
+  return agent !== null && CARD_SUFFIXES.has(agent[2] ?? '') ? { agent: agent[1] as string, card: agent[2] as string } : undefined;
+}
+
 function isPublic(head: RequestHead, console: boolean): boolean {
-  if (head.method !== 'GET' && head.method !== 'HEAD') return false;
-  if (head.path === '/.well-known/ai-catalog.json' || (console && (head.path === '/console' || head.path.startsWith('/console/')))) return true;
-  return CARD_SUFFIXES.has(AGENT_PATH.exec(head.path)?.[2] ?? '');
+  return publicRoute(head, console) !== undefined;
 }
 
 /** The limits `listen` applies by default, for a hub served with them. */
