@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptLink, CLOSE, dialLink, MAX_UNSENT_PONGS, RELAY_PROTOCOL, WebSocketLink, type LinkOptions } from './websocket.js';
+import { drainedOrClosed } from '../../test/sockets.js';
 
 const servers: Server[] = [];
 /** Connections taken over by upgrades: a server's close does not end them. */
@@ -76,19 +77,6 @@ function closeCode(read: Buffer[]): number | undefined {
   return undefined;
 }
 
-/** Resolves once `socket` drained or closed. */
-function drained(socket: Socket): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.on('drain', done);
-    socket.on('close', done);
-  });
-}
-
 const gone = (socket: Socket): Promise<void> => new Promise((resolve) => (socket.destroyed ? resolve() : socket.on('close', () => resolve())));
 
 describe('the WebSocket link', () => {
@@ -155,7 +143,7 @@ describe('the WebSocket link', () => {
     // Bounded: the kernel holds a few MiB unread on loopback, and the link no more than its limits.
     let sent = 0;
     for (; !socket.destroyed && sent < 24 * 1024 * 1024; sent += burst.length) {
-      if (!socket.write(burst)) await drained(socket);
+      if (!socket.write(burst)) await drainedOrClosed(socket);
     }
     expect(socket.destroyed, `the peer was still connected after ${sent} bytes of pings`).toBe(true);
     expect(await reason).toMatch(/^the other side sent pings and did not read the pongs/);

@@ -19,6 +19,7 @@ import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/net/node-http.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { until } from './hub-processes.js';
+import { drainedOrClosed } from '../sockets.js';
 
 const open: { close(): unknown }[] = [];
 afterEach(async () => {
@@ -197,17 +198,7 @@ describe('the relay link', () => {
     const budget = 48 * 1024 * 1024;
     let sent = 0;
     while (!closed && sent < budget) {
-      if (!socket.write(burst)) {
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            socket.off('drain', done);
-            socket.off('close', done);
-            resolve();
-          };
-          socket.on('drain', done);
-          socket.on('close', done);
-        });
-      }
+      if (!socket.write(burst)) await drainedOrClosed(socket);
       sent += burst.length;
     }
     socket.destroy();
