@@ -3,7 +3,8 @@
 // handler (no listening port needed), and sends each answer back as frames, a stream's events
 // as they come. The connection is a WebSocket carrying frames both ways; where the hub or a
 // proxy in between does not upgrade, it is an event stream down and posts of frames back up.
-// A cut connection is dialled again with growing pauses.
+// A cut connection is dialled again: the next hub of a cluster at once, then, once every hub
+// has failed in turn, with growing pauses.
 
 import type { IncomingAnswer } from '../net/outbound.js';
 import type { A2AHandler } from '../a2a/server/http.js';
@@ -20,8 +21,12 @@ import { CLOSE, dialLink, type WebSocketLink } from '../net/websocket.js';
 const LINK = { maxMessageBytes: 80 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };
 
 export interface ConnectorOptions {
-  /** The hub's base URL, e.g. `http://hub.example:7400`. */
-  hubUrl: string;
+  /**
+   * The hub's base URL, e.g. `http://hub.example:7400`; or the URLs of several hubs of one
+   * cluster, dialled in turn: the first that answers takes the agent, and when it dies the next
+   * is dialled at once.
+   */
+  hubUrl: string | readonly string[];
   agentId: string;
   /** The bearer token the hub knows this agent by. */
   token?: string;
@@ -47,6 +52,8 @@ export interface ConnectorOptions {
 export interface HubConnection {
   /** True while the connection is up and the hub has said hello. */
   readonly connected: boolean;
+  /** The hub dialled last: the one connected to, while `connected`. */
+  readonly hubUrl: string;
   /** Resolves once connected (again). */
   ready(): Promise<void>;
   close(): void;
@@ -55,7 +62,12 @@ export interface HubConnection {
 /** Dials the hub and keeps dialling until closed. */
 export function connectToHub(options: ConnectorOptions): HubConnection {
   const log = options.log ?? (() => {});
-  const hub = options.hubUrl.replace(/\/+$/, '');
+  const hubs = (typeof options.hubUrl === 'string' ? [options.hubUrl] : options.hubUrl).map((url) => url.replace(/\/+$/, ''));
+  if (hubs.length === 0) throw new LiteError('USAGE', 'connectToHub needs the URL of at least one hub');
+  /** The hub dialled now, and how many in a row have failed since one last said hello. */
+  let at = 0;
+  let failedInARow = 0;
+  let hub = hubs[0] as string;
   const auth: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
   const stop = new AbortController();
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -67,6 +79,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     if (frame.type === 'hello') {
       onHello(frame.session, frame.heartbeatMs);
       connected = true;
+      failedInARow = 0;
       backoff = options.minBackoffMs ?? 200;
       options.onBaseUrl?.(frame.baseUrl);
       log(`connected to the hub ${hub} as ${options.agentId}: ${frame.baseUrl}`);
@@ -163,11 +176,22 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
 
   let backoff = options.minBackoffMs ?? 200;
   const max = options.maxBackoffMs ?? 10_000;
+  /** Moves on to the next hub; a pause only once every hub has failed in turn. */
+  const next = async (): Promise<void> => {
+    failedInARow += 1;
+    at = (at + 1) % hubs.length;
+    hub = hubs[at] as string;
+    if (failedInARow < hubs.length) return;
+    failedInARow = 0;
+    await new Promise((resolve) => setTimeout(resolve, backoff * (0.75 + Math.random() / 2)));
+    backoff = Math.min(max, backoff * 2);
+  };
   void (async () => {
     while (!stop.signal.aborted) {
+      const dialled = hub;
       try {
         await session();
-        if (!stop.signal.aborted) log(`the hub ${hub} closed the connection; reconnecting`);
+        if (!stop.signal.aborted) log(`the hub ${dialled} closed the connection; ${hubs.length > 1 ? `dialling ${hubs[(at + 1) % hubs.length]}` : 'reconnecting'}`);
       } catch (error) {
         if (stop.signal.aborted) break;
         if (error instanceof LiteError) {
@@ -176,16 +200,18 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
           else options.onRefused(error);
           break;
         }
-        log(`cannot reach the hub ${hub} (${(error as Error).message}); retrying in ${Math.round(backoff)} ms`);
+        log(`cannot reach the hub ${dialled} (${(error as Error).message}); ${hubs.length > 1 ? `trying ${hubs[(at + 1) % hubs.length]}` : `retrying in ${Math.round(backoff)} ms`}`);
       }
-      await new Promise((resolve) => setTimeout(resolve, backoff * (0.75 + Math.random() / 2)));
-      backoff = Math.min(max, backoff * 2);
+      await next();
     }
   })();
 
   return {
     get connected() {
       return connected;
+    },
+    get hubUrl() {
+      return hub;
     },
     ready: () => (connected ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     close() {

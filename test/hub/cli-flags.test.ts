@@ -23,6 +23,8 @@ describe('hub and serve --hub flags', () => {
     [['--hub-id', 'x'], 'serve: --hub-token-env, --hub-id and --hub-shared need --hub URL'],
     [['--hub-shared'], 'serve: --hub-token-env, --hub-id and --hub-shared need --hub URL'],
     [['--hub', 'hub.example:7400'], 'serve: --hub is an http or https URL'],
+    [['--hub', 'http://127.0.0.1:1,ftp://hub.example'], 'serve: --hub is an http or https URL'],
+    [['--hub', 'http://127.0.0.1:1, not a url'], 'serve: --hub takes the URL of an a2a-lite hub (or several, comma-separated), e.g. http://hub.example:7400; "not a url" is not a URL'],
     [['--hub', 'http://127.0.0.1:1', '--hub-id', 'no/slash'], 'serve: the hub id "no/slash" is not 1 to 64 letters, digits, ".", "_" or "-"; give --hub-id'],
     [['--hub', 'http://127.0.0.1:1', '--hub-token-env', 'HUB_UNSET_TOKEN'], 'serve: the environment variable HUB_UNSET_TOKEN (--hub-token-env) is empty or not set'],
     [['--hub', 'http://127.0.0.1:1', '--host', '0.0.0.0'], 'serve: with --hub, --host needs --port N: an agent behind a hub listens on no port of its own unless asked'],

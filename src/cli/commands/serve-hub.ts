@@ -15,9 +15,11 @@ export const HUB_OPTIONS = {
   'hub-shared': { type: 'boolean' },
 } as const;
 
-export const HUB_HELP = `  --hub URL               also take requests through the a2a-lite hub at URL: this agent dials
+export const HUB_HELP = `  --hub URL[,URL...]      also take requests through the a2a-lite hub at URL: this agent dials
                           out to it (no inbound port needed) and is published there at
-                          URL/agents/<id>, which its card then names (unless --base-url)
+                          URL/agents/<id>, which its card then names (unless --base-url).
+                          Several URLs: hubs of one cluster (hub --cluster), dialled in turn;
+                          when the one it is connected to dies, the next is dialled at once
   --hub-token-env NAME    the token to present to the hub: the value of the variable NAME
   --hub-id ID             the id to register at the hub (default: the card's agent id)
   --hub-shared            let the hub route every principal's sends for this agent's skills
@@ -29,7 +31,10 @@ export const HUB_HELP = `  --hub URL               also take requests through th
                           auth flags alone, not the hub's tokens`;
 
 export interface HubFlags {
+  /** The first hub's URL. */
   url: string;
+  /** Every hub's URL, the first included, in the order they are dialled. */
+  urls: string[];
   id: string;
   token?: string;
   shared?: boolean;
@@ -55,19 +60,25 @@ export function hubFlags(values: { hub?: string; 'hub-token-env'?: string; 'hub-
     if (values.port === 'none') throw new LiteError('USAGE', 'serve: --port none needs --hub URL, or no client could reach this agent');
     return undefined;
   }
-  let url: URL;
-  try {
-    url = new URL(values.hub);
-  } catch {
-    throw new LiteError('USAGE', 'serve: --hub takes the URL of an a2a-lite hub, e.g. http://hub.example:7400');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LiteError('USAGE', 'serve: --hub is an http or https URL');
+  const urls = values.hub.split(',').map((text) => hubUrl(text.trim()));
   const id = values['hub-id'] ?? cardId;
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(id)) throw new LiteError('USAGE', `serve: the hub id "${id.slice(0, 64)}" is not 1 to 64 letters, digits, ".", "_" or "-"; give --hub-id`);
-  const flags: HubFlags = { url: url.href.replace(/\/+$/, ''), id };
+  const flags: HubFlags = { url: urls[0] as string, urls, id };
   if (values['hub-token-env'] !== undefined) flags.token = tokenFrom('serve', '--hub-token-env', values['hub-token-env'], context);
   if (values['hub-shared'] === true) flags.shared = true;
   return flags;
+}
+
+/** One URL of --hub, checked; without a trailing slash. */
+function hubUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new LiteError('USAGE', `serve: --hub takes the URL of an a2a-lite hub (or several, comma-separated), e.g. http://hub.example:7400; "${text.slice(0, 100)}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LiteError('USAGE', 'serve: --hub is an http or https URL');
+  return url.href.replace(/\/+$/, '');
 }
 
 /**
@@ -81,7 +92,7 @@ export async function startHubConnection(flags: HubFlags, handler: A2AHandler, c
   // The relay and its WebSocket library load only for an agent that dials a hub.
   const { connectToHub } = await import('../../hub/connector.js');
   const connection = connectToHub({
-    hubUrl: flags.url,
+    hubUrl: flags.urls,
     agentId: flags.id,
     ...(flags.token === undefined ? {} : { token: flags.token }),
     ...(flags.shared === true ? { shared: true } : {}),

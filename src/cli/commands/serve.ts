@@ -195,7 +195,7 @@ examples:
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
       ...(agent.retention === undefined ? {} : { retention: retentionExtension(agent.retention.rules).params }),
       ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
-      ...(hub === undefined ? {} : { hub: hub.url, hubId: hub.id, listening: server?.url ?? 'none' }),
+      ...(hub === undefined ? {} : { hub: hubbed?.connection.hubUrl ?? hub.url, hubId: hub.id, listening: server?.url ?? 'none' }),
     };
     // One line of JSON: a supervisor reading a long-running server's output wants lines.
     if (values.json) printLine(context, JSON.stringify({ serving: card.agent.id, ...where }));
@@ -208,7 +208,7 @@ examples:
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
-      if (hub !== undefined) printLine(context, `  hub:        connected to ${hub.url} as ${hub.id}; own port: ${where.listening}`);
+      if (hub !== undefined) printLine(context, `  hub:        connected to ${where.hub} as ${hub.id}${hub.urls.length > 1 ? ` (of ${hub.urls.length} hubs)` : ""}; own port: ${where.listening}`);
       if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
       if (recovered.length > 0) printLine(context, `  ${recovered.length} task(s) left unfinished by the last run are now failed`);
     }
