@@ -87,6 +87,8 @@ export class PgDatabase {
     const code = typeof raw === 'string' ? raw : undefined;
     const fromPg = code !== undefined || /connect|Connection|terminat|timeout/i.test(error.message);
     if (!fromPg) return error;
+    // pg-pool hangs the failed connection on some errors; its parameters may hold the password.
+    delete (error as { client?: unknown }).client;
     const shown = this.location.shown;
     const message = scrub(`${this.what} ${shown} could not ${doing}: ${error.message || code}`, this.location.secrets);
     const details = code === undefined ? { store: shown } : { store: shown, postgres: code };
