@@ -1,8 +1,8 @@
 // What replicas sharing the PostgreSQL store agree on through it (see ../cluster-store.ts):
 // leases of replicas and of leaders, kept on the database's clock so that the replicas' own
 // clocks never have to agree; idempotency key claims, which the primary key decides; and the
-// ending of a dead replica's tasks, which the replica's row, deleted under its lock, gives to
-// exactly one survivor. The outbox claims are in push-store.ts.
+// ending of a dead replica's tasks, which the locks on their rows give to exactly one survivor.
+// The outbox claims are in push-store.ts.
 
 import { LiteError } from '../../errors.js';
 import type { Task } from '../../model/task.js';
@@ -42,15 +42,14 @@ export class PgCluster {
   }
 
   /**
-   * Deletes the replica's row if its lease has passed, and in the same transaction fails its
-   * unfinished tasks. A second survivor racing for the same replica waits on the row's lock and
-   * then finds it gone: it fails nothing. A replica that renewed its lease in time is left alone.
+   * Forgets the replica and fails its unfinished tasks, in one transaction. The tasks are locked
+   * as they are read: a second survivor racing for the same replica waits for the first, then
+   * finds them ended and fails nothing.
    */
   async failTasksOf(replica: string, reason: string): Promise<Task[]> {
     checkName(replica, 'replica');
     return this.db.transaction('end the tasks of a dead replica', async (query) => {
-      const gone = await query(`DELETE FROM ${this.schema}.replicas WHERE name = $1 AND expires_at < now() RETURNING name`, [replica]);
-      if (gone.length === 0) return [];
+      await query(`DELETE FROM ${this.schema}.replicas WHERE name = $1`, [replica]);
       return failUnfinished(query, this.schema, this.write, { where: 't.runner = $1', values: [replica] }, reason, this.now().toISOString());
     });
   }

@@ -3,19 +3,10 @@
 // is failed with the reason, as a status that joins its event log, exactly as the other stores do.
 
 import type { Task } from '../../model/task.js';
-import { isTerminal, WIRE_STATES } from '../../protocol/states.js';
 import { failInterrupted, statusChange } from '../task-store.js';
 import type { Query, Statement } from './connection.js';
 import { key } from './keys.js';
-import { rowOf, writeBatch, type LogRows } from './writes.js';
-
-/**
- * The states of tasks that have ended, as an SQL list: literal, so that the planner matches it
- * against the partial index tasks_running (whose predicate schema.ts spells the same way).
- */
-export const ENDED_SQL = `(${WIRE_STATES.filter(isTerminal)
-  .map((state) => `'${state}'`)
-  .join(', ')})`;
+import { ENDED_SQL, rowOf, writeBatch, type LogRows } from './writes.js';
 
 /**
  * Fails every unfinished task of `schema`'s tasks that `where` (on `t`, with `values`) picks,

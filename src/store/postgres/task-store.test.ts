@@ -9,6 +9,7 @@ import { adminQuery, needsPostgres, uniqueName, useTestDatabase } from '../../..
 import type { Task } from '../../model/task.js';
 import { MemoryTaskStore, type TaskQuery } from '../task-store.js';
 import { openPostgresTaskStore } from './task-store.js';
+import { ENDED_SQL } from './writes.js';
 
 const noPostgres = needsPostgres('the PostgreSQL task store (src/store/postgres)');
 
@@ -133,5 +134,13 @@ describe.skipIf(noPostgres)('PostgresTaskStore', () => {
     await store.save(makeTask({ id: 'a' }), 'ALICE_TOKEN');
     const { rows } = await adminQuery(`SELECT json FROM ${store.schema}.tasks`, [], db.name());
     for (const row of rows as { json: string }[]) expect(row.json).not.toContain('_TOKEN');
+  });
+
+  it('finds the unfinished tasks of a replica through the partial index tasks_running', async () => {
+    const store = await stores.open();
+    const explain = `BEGIN; SET LOCAL enable_seqscan = off;
+      EXPLAIN SELECT t.json FROM ${store.schema}.tasks t WHERE t.state NOT IN ${ENDED_SQL} AND t.runner = 'x' ORDER BY t.id FOR UPDATE OF t; COMMIT`;
+    const [, , plan] = (await adminQuery(explain, [], db.name())) as unknown as { rows: { 'QUERY PLAN': string }[] }[];
+    expect(plan!.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('Index Scan using tasks_running');
   });
 });

@@ -3,9 +3,18 @@
 // that a batch of any size costs one round trip and commits or fails whole.
 
 import type { Task, TaskChange } from '../../model/task.js';
+import { isTerminal, WIRE_STATES } from '../../protocol/states.js';
 import { EVENT_LOG_LIMIT, EVENT_LOG_SLACK, type SaveExtras } from '../task-log.js';
 import { checkId, checkName, indexKey, key } from './keys.js';
 import type { Query, Statement } from './connection.js';
+
+/**
+ * The states of tasks that have ended, as an SQL list: literal, so that the planner matches it
+ * against the partial index tasks_running (whose predicate schema.ts spells the same way).
+ */
+export const ENDED_SQL = `(${WIRE_STATES.filter(isTerminal)
+  .map((state) => `'${state}'`)
+  .join(', ')})`;
 
 /** A task as its row: the JSON is the snapshot `save` takes. */
 export interface TaskRow {
@@ -67,22 +76,28 @@ export function batchStatement(schema: string): Statement {
         SELECT r.id, r.context_id, r.state, r.status_timestamp, r.json, r.owner, r.runner, $8::text
         FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::bytea[], $5::text[], $6::bytea[], $7::text[])
           AS r (id, context_id, state, status_timestamp, json, owner, runner)
-        -- Owner, runner and created_at are the first save's: an update keeps them.
+        -- Owner, runner and created_at are the first save's: an update keeps them. A save naming
+        -- its runner is dropped, events and key too, when the task has ended meanwhile: its
+        -- replica was taken for dead and a survivor failed the task (cluster-store.ts).
         ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
           status_timestamp = excluded.status_timestamp, json = excluded.json
+        WHERE excluded.runner IS NULL OR tasks.state NOT IN ${ENDED_SQL}
+        RETURNING id
       ), logged AS (
         INSERT INTO ${schema}.task_events (task_id, last_seq, first_seq, json)
-        SELECT * FROM unnest($9::bytea[], $10::bigint[], $11::bigint[], $12::text[])
+        SELECT * FROM unnest($9::bytea[], $10::bigint[], $11::bigint[], $12::text[]) AS e (task_id, last_seq, first_seq, json)
+        WHERE e.task_id IN (SELECT id FROM saved)
         ON CONFLICT (task_id, last_seq) DO UPDATE SET first_seq = excluded.first_seq, json = excluded.json
       ), trimmed AS (
         -- Sees the log as it was before this statement: never the rows added above.
         DELETE FROM ${schema}.task_events e USING unnest($13::bytea[], $14::bigint[]) AS t (task_id, upto)
-        WHERE e.task_id = t.task_id AND e.last_seq <= t.upto
+        WHERE e.task_id = t.task_id AND e.last_seq <= t.upto AND t.task_id IN (SELECT id FROM saved)
       ), keyed AS (
         -- The first key in the batch wins, as the first batch does over later ones.
         INSERT INTO ${schema}.idempotency_keys (owner, key, fingerprint, task_id, created_at)
         SELECT k.owner, k.key, k.fingerprint, k.task_id, $8::text
         FROM unnest($15::bytea[], $16::bytea[], $17::text[], $18::bytea[]) AS k (owner, key, fingerprint, task_id)
+        WHERE k.task_id IN (SELECT id FROM saved)
         ON CONFLICT (owner, key) DO NOTHING
       )
       SELECT 1`,
