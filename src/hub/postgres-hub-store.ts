@@ -28,8 +28,10 @@ export const HUB_MIGRATIONS: readonly string[] = [
 export interface PostgresHubStoreOptions extends PoolOptions {
   /** The schema of the hub's tables (default: the URL's `?schema=`, else `a2a_lite_hub`). */
   schema?: string;
-  /** Where `PGPASSWORD` is read when the URL has no password (default: process.env). */
+  /** Where the password is read when the URL has none (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The variable of `env` holding the password when the URL has none (default PGPASSWORD). */
+  passwordVariable?: string;
 }
 
 export class PostgresHubStore implements HubStore {
@@ -112,7 +114,7 @@ export class PostgresHubStore implements HubStore {
  * schema a newer a2a-lite made.
  */
 export async function openPostgresHubStore(url: string, options: PostgresHubStoreOptions = {}): Promise<PostgresHubStore> {
-  const location = postgresLocation(url, options.env);
+  const location = postgresLocation(url, options.env, options.passwordVariable);
   const schema = schemaOf(location, options.schema, DEFAULT_HUB_SCHEMA);
   const db = await openPool(location, 'the hub registry', options);
   try {

@@ -19,6 +19,14 @@ describe('postgresLocation', () => {
     expect(postgresLocation('postgres://agent@db/agents', {})).not.toHaveProperty('password');
   });
 
+  it('takes the password from a variable the operator names, and says so when it is not set', () => {
+    expect(postgresLocation('postgres://agent@db/agents', { AGENTS_DB_PASSWORD: 'named', PGPASSWORD: 'standard' }, 'AGENTS_DB_PASSWORD')).toMatchObject({ password: 'named' });
+    expect(() => postgresLocation('postgres://agent@db/agents', { PGPASSWORD: 'standard' }, 'AGENTS_DB_PASSWORD')).toThrow(
+      expect.objectContaining({ code: 'USAGE', message: 'the password of the store postgres://agent@db/agents is to come from $AGENTS_DB_PASSWORD, which is not set' }),
+    );
+    expect(postgresLocation('postgres://agent:own@db/agents', {}, 'AGENTS_DB_PASSWORD')).not.toHaveProperty('password');
+  });
+
   it.each([
     ['not a url at all', 'the store "not a url at all" is not a URL; give postgres://user@host:port/database'],
     ['postgres://agent:pa ss/word@@db:x/agents', 'the store "postgres://***@db:x/agents" is not a URL; give postgres://user@host:port/database'],

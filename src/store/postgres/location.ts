@@ -24,19 +24,23 @@ export interface PostgresLocation {
 /** A schema name as PostgreSQL takes it unquoted: lower case, digits and `_`, at most 63 bytes. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** The variable the password is read from when the URL has none: the one psql and libpq read. */
+export const PASSWORD_VARIABLE = 'PGPASSWORD';
+
 /**
- * Reads a postgres:// (or postgresql://) URL. The password is the URL's own, else `PGPASSWORD`
- * from `env` (the variable psql and libpq read too), so that an operator can keep it out of a
- * command line that `ps` shows and out of any flag that lands in a log; with neither, `pg` reads
- * `~/.pgpass` (or `PGPASSFILE`) as libpq does. `?schema=name` picks the schema of the store's
- * tables, so that several agents can share one database. Throws USAGE naming what is wrong,
- * with the URL shown without its password.
+ * Reads a postgres:// (or postgresql://) URL. The password is the URL's own, else the
+ * environment variable `passwordVariable` of `env` (PGPASSWORD unless the operator names
+ * another), so that an operator can keep it out of a command line that `ps` shows and out of
+ * any flag that lands in a log; with neither, `pg` reads `~/.pgpass` (or `PGPASSFILE`) as
+ * libpq does. `?schema=name` picks the schema of the store's tables, so that several agents can
+ * share one database. Throws USAGE naming what is wrong, with the URL shown without its
+ * password, and when a variable the operator named is not set.
  *
  * @example
  * // PGPASSWORD=… a2a-lite serve --store postgres://agent@db.internal:5432/agents?schema=research
  * const location = postgresLocation('postgres://agent@db.internal/agents?schema=research');
  */
-export function postgresLocation(url: string, env: NodeJS.ProcessEnv = process.env): PostgresLocation {
+export function postgresLocation(url: string, env: NodeJS.ProcessEnv = process.env, passwordVariable = PASSWORD_VARIABLE): PostgresLocation {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -54,7 +58,10 @@ export function postgresLocation(url: string, env: NodeJS.ProcessEnv = process.e
   }
   parsed.searchParams.delete('schema');
   const inUrl = decodeURIComponent(parsed.password) || parsed.searchParams.get('password') || '';
-  const fromEnv = inUrl === '' ? env.PGPASSWORD : undefined;
+  const fromEnv = inUrl === '' ? env[passwordVariable] : undefined;
+  if (inUrl === '' && fromEnv === undefined && passwordVariable !== PASSWORD_VARIABLE) {
+    throw new LiteError('USAGE', `the password of the store ${shown} is to come from $${passwordVariable}, which is not set`, { store: shown });
+  }
   const location: PostgresLocation = { connectionString: parsed.toString(), shown, secrets: [inUrl, fromEnv ?? ''].filter((s) => s !== '') };
   if (schema !== undefined) location.schema = schema;
   if (fromEnv !== undefined && fromEnv !== '') location.password = fromEnv;

@@ -52,6 +52,17 @@ describe.skipIf(noPostgres)('PostgresTaskStore saves', () => {
     expect(found.map((answer) => answer?.taskId)).toEqual(['a', undefined, 'a']);
   });
 
+  it('answers the saves and lookups asked for before it closes', async () => {
+    const store = await stores.open();
+    const saved = store.save(makeTask({ id: 'a' }), undefined, { idempotency: { key: 'k', fingerprint: 'f' } });
+    await stores.close(store);
+    await expect(saved).resolves.toBeUndefined();
+    const again = await stores.open();
+    const found = again.findIdempotent('other');
+    await stores.close(again);
+    await expect(found).resolves.toBeUndefined();
+  });
+
   it('fails every save of a batch the database refuses, and saves the next batch', async () => {
     const store = await stores.open();
     await store.save(makeTask({ id: 'kept' }));

@@ -26,6 +26,8 @@ interface KeyRow {
 
 export class PgTaskLog {
   private lookups: Lookup[] = [];
+  /** The lookup on its way, if any (close waits for it). */
+  private looking: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: PgDatabase,
@@ -51,9 +53,15 @@ export class PgTaskLog {
   /** What a send with `given` (in `owner`'s scope) was first answered with, looked up with the turn's others. */
   find(given: string, owner: string | undefined): Promise<IdempotentAnswer | undefined> {
     return new Promise((resolve, reject) => {
-      if (this.lookups.length === 0) setImmediate(() => void this.lookUp());
+      if (this.lookups.length === 0) setImmediate(() => (this.looking = this.lookUp()));
       this.lookups.push({ owner: ownerScope(owner), key: indexKey(given), resolve, reject });
     });
+  }
+
+  /** Resolves once the lookups asked for so far are answered. */
+  async settled(): Promise<void> {
+    if (this.lookups.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.looking;
   }
 
   /** Records a direct answer for a key, unless the key already has one. */

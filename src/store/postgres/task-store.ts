@@ -28,8 +28,10 @@ import { batchStatement } from './writes.js';
 export interface PostgresTaskStoreOptions extends TaskStoreOptions, PoolOptions {
   /** The schema of the store's tables (default: the URL's `?schema=`, else `a2a_lite`). */
   schema?: string;
-  /** Where `PGPASSWORD` is read when the URL has no password (default: process.env). */
+  /** Where the password is read when the URL has none (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The variable of `env` holding the password when the URL has none (default PGPASSWORD). */
+  passwordVariable?: string;
 }
 
 /**
@@ -43,7 +45,7 @@ export interface PostgresTaskStoreOptions extends TaskStoreOptions, PoolOptions 
  * const store = await openPostgresTaskStore(process.env.A2A_LITE_STORE!);
  */
 export async function openPostgresTaskStore(url: string, options: PostgresTaskStoreOptions = {}): Promise<PostgresTaskStore> {
-  const location = postgresLocation(url, options.env);
+  const location = postgresLocation(url, options.env, options.passwordVariable);
   const schema = schemaOf(location, options.schema, DEFAULT_TASK_SCHEMA);
   const db = await openPool(location, 'the task store', options);
   try {
@@ -201,9 +203,10 @@ export class PostgresTaskStore implements TaskStore, PushStore, RetentionStore, 
     return this.cluster.lead(role, replica, leaseMs);
   }
 
-  /** Waits for saves in flight, then closes the pool. */
+  /** Waits for saves and lookups in flight, then closes the pool. */
   async close(): Promise<void> {
     await this.saves.settled();
+    await this.log.settled();
     await this.db.close();
   }
 }
