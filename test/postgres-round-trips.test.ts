@@ -1,6 +1,7 @@
-// Database round trips of a blocking send on the PostgreSQL store, counted by the store (every
-// statement sent is one): the issue's goal is at most 2 per blocking SendMessage, shared across
-// concurrent sends as the SQLite store shares its commits.
+// An agent on the PostgreSQL store: database round trips of a blocking send, counted by the
+// store (every statement sent is one; the goal is at most 2 per blocking SendMessage, shared
+// across concurrent sends as the SQLite store shares its commits), and hostile sends answered
+// and kept exactly.
 import { describe, expect, it } from 'vitest';
 import { jiajiaCard } from '../src/card/examples.js';
 import type { TaskMessage } from '../src/model/task.js';
@@ -43,5 +44,19 @@ describe.skipIf(noPostgres)('a blocking send on the PostgreSQL store', () => {
     // One lookup of the forty keys and one batch of the forty tasks.
     expect(trips).toBeLessThanOrEqual(2);
     expect((await store.list({ state: 'completed' })).totalSize).toBe(sends + 1);
+  });
+
+  it('answers and keeps hostile sends exactly: NUL, lone surrogates, quotes, a megabyte of context id and message id', async () => {
+    const store = await stores.open();
+    const agent = createAgent({ card: jiajiaCard(), store, onTask: (task) => `got ${task.text.length}` });
+    const odd = `NUL\u0000 lone \ud800 quote "' back\\slash $1 😀`;
+    const hostile: TaskMessage = { messageId: `${odd}${'m'.repeat(1024 * 1024)}`, contextId: `${odd}${'c'.repeat(1024 * 1024)}`, role: 'user', parts: [{ kind: 'text', text: odd }] };
+    const first = await agent.send(hostile, { owner: odd, messageIdKeys: true });
+    expect(first.status.state).toBe('completed');
+    expect(await store.get(first.id, odd)).toEqual(first);
+    expect((await store.list({ contextId: hostile.contextId!, owner: odd })).tasks.map((t) => t.id)).toEqual([first.id]);
+    // The same message again is the same send: the first task answers it.
+    expect((await agent.send(hostile, { owner: odd, messageIdKeys: true })).id).toBe(first.id);
+    expect((await agent.send({ ...hostile, messageId: `${hostile.messageId}!` }, { owner: odd, messageIdKeys: true })).id).not.toBe(first.id);
   });
 });
