@@ -25,7 +25,8 @@ export interface ClusterStore {
   /**
    * Ends, as failed with `reason`, every task `replica` was running and had not ended, and
    * forgets the replica; returns those tasks (with their new status). Done by one survivor only:
-   * a second call for the same replica returns nothing.
+   * a second call for the same replica returns nothing. Each failure joins the task's event log,
+   * as `recoverInterrupted`'s do.
    */
   failTasksOf(replica: string, reason: string): Promise<Task[]>;
   /** The replica running task `taskId` (recorded by `save` with `SaveExtras.runner`), if any. */
@@ -39,8 +40,9 @@ export interface ClusterStore {
   releaseKey(key: string, owner: string | undefined, taskId: string): Promise<void>;
   /**
    * Takes up to `limit` outbox deliveries for `replica` to send, by `seq`: none that another
-   * replica holds under an unexpired claim. A claim lasts `leaseMs`; a replica that dies with
-   * deliveries claimed gives them back by letting the claim run out.
+   * replica holds under an unexpired claim (its own claims come back to it, renewed). A claim
+   * lasts `leaseMs`; a replica that dies with deliveries claimed gives them back by letting the
+   * claim run out.
    */
   claimDeliveries(replica: string, limit: number, leaseMs: number): Promise<PendingDelivery[]>;
   /**

@@ -13,7 +13,9 @@ export interface SaveExtras {
   idempotency?: IdempotencyKey;
   /**
    * The replica running the task's handler, recorded with its first save by a store that
-   * coordinates replicas (cluster-store.ts); other stores ignore it.
+   * coordinates replicas (cluster-store.ts); other stores ignore it. Such a store drops a save
+   * that names a runner when the task it holds has ended: a replica taken for dead must not
+   * bring back a task a survivor has failed.
    */
   runner?: string;
 }
