@@ -6,7 +6,7 @@ import { statusError } from '../a2a/server/http.js';
 import { isLiteError } from '../errors.js';
 import { readText } from '../net/body.js';
 import { requestAgent } from './agent-request.js';
-import { headersToPass } from './relay.js';
+import { headersToPass } from './passed-headers.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 

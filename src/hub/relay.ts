@@ -10,6 +10,7 @@ import { overBytes } from '../net/body.js';
 import { SSE_HEADERS, sseEvent } from '../net/sse.js';
 import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { Channel } from './channel.js';
+import { headersToPass, queryToPass } from './passed-headers.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { CLOSE, type WebSocketLink } from '../net/websocket.js';
 
@@ -61,43 +62,6 @@ interface Session {
   missed: number;
   /** The largest request body the agent takes (its `serve --max-body`), when it said. */
   maxBody: number | undefined;
-}
-
-/** Headers the hub never passes on: the caller's credentials, and the connection's own. */
-export const PRIVATE_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization', 'host', 'connection', 'content-length', 'accept-encoding', 'keep-alive', 'transfer-encoding']);
-
-/** Header objects `passedHeaders` made: already without private headers, passed on as they are. */
-const PASSABLE = new WeakSet<object>();
-
-/**
- * `given` without the private headers (and unset ones), with the `extra` ones set: what goes on to an
- * agent. Made once per relayed request; `headersToPass` then takes it as it is.
- */
-export function passedHeaders(given: HttpRequest['headers'], extra?: readonly [name: string, value: string][]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name in given) {
-    const value = given[name];
-    if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
-  }
-  if (extra !== undefined) for (const [name, value] of extra) headers[name] = value;
-  PASSABLE.add(headers);
-  return headers;
-}
-
-/** The headers of `request` to pass on to its agent. */
-export function headersToPass(request: HttpRequest): Record<string, string> {
-  return PASSABLE.has(request.headers) ? (request.headers as Record<string, string>) : passedHeaders(request.headers);
-}
-
-/**
- * The query to pass down a link, without its `?`: as the client sent it when the adapter kept
- * it, since the agent's end parses it with URLSearchParams as the hub did; else as the hub
- * parsed it.
- */
-function queryToPass(request: HttpRequest): string {
-  const search = request.search;
-  if (search === undefined) return request.query.toString();
-  return search.startsWith('?') ? search.slice(1) : search;
 }
 
 export class Relay {
