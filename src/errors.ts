@@ -118,6 +118,8 @@ export const ERROR_TABLE = {
   PEER_ERROR: { exit: 8, rpc: -32006, http: 502, status: 'UNKNOWN', summary: 'The remote agent answered with an error, or with something that is not A2A.' },
   AUTH_REQUIRED: { exit: 14, rpc: -32600, http: 401, status: 'UNAUTHENTICATED', summary: 'The remote agent wants credentials that were not given or not accepted.' },
   PEER_UNREACHABLE: { exit: 15, rpc: -32603, http: 502, status: 'UNAVAILABLE', summary: 'The remote agent could not be reached, or did not answer in time.' },
+  // Replicas of one agent behind a load balancer: the one a request needs did not answer.
+  CLUSTER_UNAVAILABLE: { exit: 7, rpc: -32603, http: 503, status: 'UNAVAILABLE', summary: 'Another replica of this agent, or the bus between replicas, did not answer in time; try again.' },
   // The environment failed us.
   LEDGER_BUSY: { exit: 7, rpc: -32603, http: 503, status: 'UNAVAILABLE', summary: 'The ledger stayed contended past the retry limit.' },
   // 429 and RESOURCE_EXHAUSTED: what gRPC and HTTP say of a quota that is used up for now; A2A

@@ -90,6 +90,21 @@ export class TaskLog {
     return found === undefined ? undefined : structuredClone(found);
   }
 
+  /** Takes `key` for task `taskId` unless it is taken; returns what holds it then, or undefined when this claim won. */
+  claim(key: string, owner: string | undefined, fingerprint: string, taskId: string, now: Date): IdempotentAnswer | undefined {
+    const scoped = scopedKey(key, owner);
+    const held = this.keys.get(scoped);
+    if (held !== undefined) return structuredClone(held);
+    this.keys.set(scoped, { fingerprint, taskId, createdAt: now.toISOString() });
+    return undefined;
+  }
+
+  /** Gives back a claim of task `taskId` (none of another task's). */
+  release(key: string, owner: string | undefined, taskId: string): void {
+    const scoped = scopedKey(key, owner);
+    if (this.keys.get(scoped)?.taskId === taskId) this.keys.delete(scoped);
+  }
+
   answer(key: string, owner: string | undefined, answer: Omit<IdempotentAnswer, 'taskId'>): void {
     const scoped = scopedKey(key, owner);
     if (!this.keys.has(scoped)) this.keys.set(scoped, structuredClone(answer));

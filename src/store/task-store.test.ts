@@ -1,3 +1,4 @@
+import { clusterStoreContract } from '../../test/contracts/cluster-store.js';
 import { pushStoreContract } from '../../test/contracts/push-store.js';
 import { taskLogContract } from '../../test/contracts/task-log.js';
 import { retentionStoreContract } from '../../test/contracts/retention-store.js';
@@ -8,3 +9,4 @@ taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
 pushStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
 taskLogContract('MemoryTaskStore', () => new MemoryTaskStore());
 retentionStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
+clusterStoreContract('MemoryTaskStore', () => new MemoryTaskStore());

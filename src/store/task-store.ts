@@ -1,12 +1,15 @@
 // Where a serving agent keeps its tasks: the TaskStore contract, and the in-memory store for
-// throwaway runs, which keeps push configs and their outbox too (PushStore) and deletes old tasks
-// (RetentionStore). SQLite (the default for `serve`) implements the same contracts.
+// throwaway runs, which keeps push configs and their outbox too (PushStore), deletes old tasks
+// (RetentionStore) and lets agents in one process share it as replicas (ClusterStore). SQLite
+// (the default for `serve`) implements the same contracts but the last.
 
 import { randomUUID } from 'node:crypto';
 import type { PushConfig } from '../model/push-config.js';
 import { isInterrupted, isTerminal, type TaskState } from '../protocol/states.js';
 import type { RetentionRules } from '../model/retention.js';
 import { cloneTask, type Task, type TaskChange, type TaskMessage } from '../model/task.js';
+import type { ClusterStore, KeyClaim } from './cluster-store.js';
+import { MemoryCluster } from './memory-cluster.js';
 import type { NewDelivery, PendingDelivery, PushStore } from './push-store.js';
 import { oldestFirst, smallest, type RetentionStore } from './retention-store.js';
 import { TaskLog, type IdempotentAnswer, type SaveExtras } from './task-log.js';
@@ -83,7 +86,7 @@ function taskOf(entry: Saved): Task {
 }
 
 /** Keeps tasks, push configs and the outbox in Maps; gone when the process ends. */
-export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
+export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore, ClusterStore {
   private readonly tasks = new Map<string, Saved>();
   /** By `[taskId, id]` as JSON; a Map keeps insertion order, which is the listing order. */
   private readonly configs = new Map<string, PushConfig>();
@@ -93,15 +96,20 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
   private readonly log = new TaskLog();
   private rules: RetentionRules | undefined;
   private readonly now: () => Date;
+  private readonly cluster: MemoryCluster;
 
   constructor(options: TaskStoreOptions = {}) {
     this.now = options.now ?? (() => new Date());
+    this.cluster = new MemoryCluster(this.now);
   }
 
   async save(task: Task, owner?: string, extras: SaveExtras = {}): Promise<void> {
     const before = this.tasks.get(task.id);
+    // A replica taken for dead must not bring back a task a survivor has ended.
+    if (extras.runner !== undefined && before !== undefined && isTerminal(before.status.state)) return;
     this.tasks.set(task.id, saved(task, before === undefined ? owner : before.owner));
     this.log.add(task.id, before === undefined ? owner : before.owner, extras, this.now());
+    this.cluster.ran(task.id, extras.runner);
   }
 
   async events(taskId: string, after: number): Promise<{ events: TaskChange[]; last: number }> {
@@ -128,16 +136,42 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
   }
 
   async recoverInterrupted(reason: string): Promise<Task[]> {
-    const timestamp = this.now().toISOString();
-    const failed = [...this.tasks.values()]
-      .filter((t) => !isTerminal(t.status.state))
-      .map((t) => ({ task: failInterrupted(taskOf(t), reason, timestamp), owner: t.owner }))
-      .sort((a, b) => newestFirst(a.task, b.task));
-    for (const { task, owner } of failed) {
-      this.tasks.set(task.id, saved(task, owner));
-      this.log.add(task.id, owner, { events: [statusChange(task, this.log.last(task.id) + 1)] }, this.now());
-    }
-    return failed.map(({ task }) => task);
+    return this.failUnended(this.tasks.values(), reason);
+  }
+
+  async heartbeat(replica: string, leaseMs: number): Promise<void> {
+    this.cluster.heartbeat(replica, leaseMs);
+  }
+
+  async deadReplicas(): Promise<string[]> {
+    return this.cluster.dead();
+  }
+
+  async failTasksOf(replica: string, reason: string): Promise<Task[]> {
+    this.cluster.forget(replica);
+    const running = this.cluster.tasksOf(replica).map((id) => this.tasks.get(id));
+    return this.failUnended(running.filter((t) => t !== undefined), reason);
+  }
+
+  async runnerOf(taskId: string): Promise<string | undefined> {
+    return this.cluster.runnerOf(taskId);
+  }
+
+  async claimKey(key: string, owner: string | undefined, fingerprint: string, taskId: string): Promise<KeyClaim> {
+    const held = this.log.claim(key, owner, fingerprint, taskId, this.now());
+    return held === undefined ? { won: true } : { won: false, taskId: held.taskId, fingerprint: held.fingerprint };
+  }
+
+  async releaseKey(key: string, owner: string | undefined, taskId: string): Promise<void> {
+    this.log.release(key, owner, taskId);
+  }
+
+  async claimDeliveries(replica: string, limit: number, leaseMs: number): Promise<PendingDelivery[]> {
+    return this.cluster.claim(this.outbox.values(), replica, limit, leaseMs);
+  }
+
+  async lead(role: string, replica: string, leaseMs: number): Promise<boolean> {
+    return this.cluster.lead(role, replica, leaseMs);
   }
 
   async savePushConfig(config: PushConfig): Promise<void> {
@@ -180,6 +214,7 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
 
   async removeDelivery(seq: number): Promise<void> {
     this.outbox.delete(seq);
+    this.cluster.forgetDelivery(seq);
   }
 
   async countTasks(): Promise<number> {
@@ -211,6 +246,21 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
     this.configs.clear();
     this.outbox.clear();
     this.log.clear();
+    this.cluster.clear();
+  }
+
+  /** Fails each of `entries` that has not ended, logging its new status; returns them, newest first. */
+  private failUnended(entries: Iterable<Saved>, reason: string): Task[] {
+    const timestamp = this.now().toISOString();
+    const failed = [...entries]
+      .filter((t) => !isTerminal(t.status.state))
+      .map((t) => ({ task: failInterrupted(taskOf(t), reason, timestamp), owner: t.owner }))
+      .sort((a, b) => newestFirst(a.task, b.task));
+    for (const { task, owner } of failed) {
+      this.tasks.set(task.id, saved(task, owner));
+      this.log.add(task.id, owner, { events: [statusChange(task, this.log.last(task.id) + 1)] }, this.now());
+    }
+    return failed.map(({ task }) => task);
   }
 
   /** Every deletion of tasks comes here: whatever is kept for a task goes with it. */
@@ -219,7 +269,10 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore {
     for (const id of gone) this.tasks.delete(id);
     for (const [key, config] of this.configs) if (gone.has(config.taskId)) this.configs.delete(key);
     for (const [seq, delivery] of this.outbox) if (gone.has(delivery.taskId)) this.outbox.delete(seq);
-    for (const id of gone) this.log.forget(id);
+    for (const id of gone) {
+      this.log.forget(id);
+      this.cluster.forgetTask(id);
+    }
   }
 }
 

@@ -1,0 +1,86 @@
+// What MemoryTaskStore keeps for replicas that share it (ClusterStore): the replicas' leases, the
+// runner of each task, the leaders of once-per-cluster jobs and the claims on outbox deliveries.
+// Several agents in one process on one MemoryTaskStore are replicas of one agent this way.
+
+import type { PendingDelivery } from './push-store.js';
+
+interface Lease {
+  holder: string;
+  until: number;
+}
+
+export class MemoryCluster {
+  /** Each replica's lease: it is alive until then. */
+  private readonly alive = new Map<string, number>();
+  private readonly runners = new Map<string, string>();
+  private readonly leaders = new Map<string, Lease>();
+  /** Claims on outbox deliveries, by `seq`. */
+  private readonly claims = new Map<number, Lease>();
+
+  constructor(private readonly now: () => Date) {}
+
+  heartbeat(replica: string, leaseMs: number): void {
+    this.alive.set(replica, this.now().getTime() + leaseMs);
+  }
+
+  dead(): string[] {
+    const now = this.now().getTime();
+    return [...this.alive].filter(([, until]) => until <= now).map(([replica]) => replica);
+  }
+
+  forget(replica: string): void {
+    this.alive.delete(replica);
+  }
+
+  /** Records the runner of a task, on the first save that names one. */
+  ran(taskId: string, replica: string | undefined): void {
+    if (replica !== undefined && !this.runners.has(taskId)) this.runners.set(taskId, replica);
+  }
+
+  runnerOf(taskId: string): string | undefined {
+    return this.runners.get(taskId);
+  }
+
+  /** The tasks `replica` has run. */
+  tasksOf(replica: string): string[] {
+    return [...this.runners].filter(([, runner]) => runner === replica).map(([taskId]) => taskId);
+  }
+
+  /** Takes up to `limit` of `outbox` (in `seq` order) that no other replica holds now. */
+  claim(outbox: Iterable<PendingDelivery>, replica: string, limit: number, leaseMs: number): PendingDelivery[] {
+    const now = this.now().getTime();
+    const taken: PendingDelivery[] = [];
+    for (const delivery of outbox) {
+      if (taken.length >= limit) break;
+      const held = this.claims.get(delivery.seq);
+      if (held !== undefined && held.holder !== replica && held.until > now) continue;
+      this.claims.set(delivery.seq, { holder: replica, until: now + leaseMs });
+      taken.push({ ...delivery });
+    }
+    return taken;
+  }
+
+  lead(role: string, replica: string, leaseMs: number): boolean {
+    const now = this.now().getTime();
+    const leader = this.leaders.get(role);
+    if (leader !== undefined && leader.holder !== replica && leader.until > now) return false;
+    this.leaders.set(role, { holder: replica, until: now + leaseMs });
+    return true;
+  }
+
+  /** Forgets what was kept for deleted tasks and deliveries. */
+  forgetTask(taskId: string): void {
+    this.runners.delete(taskId);
+  }
+
+  forgetDelivery(seq: number): void {
+    this.claims.delete(seq);
+  }
+
+  clear(): void {
+    this.alive.clear();
+    this.runners.clear();
+    this.leaders.clear();
+    this.claims.clear();
+  }
+}
