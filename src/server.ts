@@ -25,10 +25,14 @@ export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-ex
 export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './net/node-http.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 
-// Task stores: in memory, or SQLite (better-sqlite3 when installed, else node:sqlite).
+// Task stores: in memory, SQLite (better-sqlite3 when installed, else node:sqlite), or
+// PostgreSQL for replicas that share one database (`pg` loads only when it is opened).
 export { MemoryTaskStore, type TaskStore, type TaskStoreOptions, type TaskQuery, type TaskPage } from './store/task-store.js';
 export { openSqliteTaskStore, type SqliteTaskStore, type SqliteTaskStoreOptions } from './store/sqlite/task-store.js';
 export type { DriverName } from './store/sqlite/driver.js';
+export { openPostgresTaskStore, type PostgresTaskStore, type PostgresTaskStoreOptions } from './store/postgres/task-store.js';
+export type { PoolOptions } from './store/postgres/connection.js';
+export { isClusterStore, type ClusterStore, type KeyClaim } from './store/cluster-store.js';
 export { isRetentionStore, type RetentionStore } from './store/retention-store.js';
 export type { SaveExtras, IdempotencyKey, IdempotentAnswer } from './store/task-log.js';
 export type { PushStore, NewDelivery, PendingDelivery } from './store/push-store.js';

@@ -30,18 +30,18 @@ const API: Record<string, { values: string[]; types: string[] }> = {
   'a2a-lite/server': {
     values: [
       'Agent', 'LITE_CARD_EXTENSION', 'LiteError', 'MemoryTaskStore', 'RETENTION_EXTENSION',
-      'createA2AHandler', 'createAgent', 'execHandler', 'fetchHandler', 'formatDuration', 'isLiteError',
-      'isRetentionStore', 'listen', 'nodeListener', 'openSqliteTaskStore', 'parseDuration', 'receiveLite',
+      'createA2AHandler', 'createAgent', 'execHandler', 'fetchHandler', 'formatDuration', 'isClusterStore', 'isLiteError',
+      'isRetentionStore', 'listen', 'nodeListener', 'openPostgresTaskStore', 'openSqliteTaskStore', 'parseDuration', 'receiveLite',
       'retentionExtension', 'startPushSender', 'toAgentCardV1', 'toHybridAgentCard',
     ],
     types: [
       'A2AHandler', 'A2AHandlerOptions', 'AgentOptions', 'Applied', 'Artifact', 'ArtifactContent',
-      'AuthOptions', 'Capabilities', 'CardExtension', 'CardOptions', 'Credential', 'DirectReply',
+      'AuthOptions', 'Capabilities', 'CardExtension', 'CardOptions', 'ClusterStore', 'Credential', 'DirectReply',
       'Direction', 'DriverName', 'ErrorCode', 'ErrorDetails', 'ErrorReporter', 'ExecOptions',
       'FileTaskLedger', 'Framework', 'HistoryEntry', 'HttpHandler', 'HttpRequest', 'HttpResponse', 'IdempotencyKey',
-      'IdempotentAnswer', 'IncomingMessage', 'IncomingTask', 'KnownType', 'Lang', 'ListFilter', 'Listening',
+      'IdempotentAnswer', 'IncomingMessage', 'IncomingTask', 'KeyClaim', 'KnownType', 'Lang', 'ListFilter', 'Listening',
       'LiteCard', 'LiteLedger', 'LiteReceiveOptions', 'Message', 'Mode', 'NewDelivery', 'NodeAdapterOptions',
-      'Part', 'PendingDelivery', 'PruneReport', 'PushAuthentication', 'PushConfig', 'PushConfigInput',
+      'Part', 'PendingDelivery', 'PoolOptions', 'PostgresTaskStore', 'PostgresTaskStoreOptions', 'PruneReport', 'PushAuthentication', 'PushConfig', 'PushConfigInput',
       'PushConfigService', 'PushSender', 'PushSenderOptions', 'PushStore', 'PushVersion', 'RecordOptions',
       'RequestHead', 'ResolvedAddress', 'Resolver', 'ResultFile', 'Retention', 'RetentionRules', 'RetentionStore', 'Role',
       'SaveExtras', 'SendOptions', 'Skill', 'SqliteTaskStore', 'SqliteTaskStoreOptions', 'StatusOptions',
