@@ -41,7 +41,7 @@ export class Agent {
   readonly store: TaskStore;
   /** Deletes old tasks and ends unanswered ones by `options.retention`; none without it. */
   readonly retention: Retention | undefined;
-  /** This agent as one replica of several sharing its store (`options.cluster`); none alone. */
+  /** @internal This agent as one replica of several sharing its store (`options.cluster`); none alone. */
   readonly replica: Replica | undefined;
   private readonly options: AgentOptions;
   private readonly live = new Map<string, LiveTask>();

@@ -67,6 +67,7 @@ export class Replica {
   /** `answering` makes what this replica answers the requests of the others with (forwarded.ts). */
   constructor(options: ClusterOptions, host: ReplicaHost, answering: (replica: Replica) => BusResponder) {
     this.name = checkName(options.replica);
+    if (typeof options.bus?.request !== 'function') throw new LiteError('USAGE', 'cluster.bus must be a Bus (openBus, MemoryBus)');
     this.bus = options.bus;
     this.store = host.store;
     this.host = host;
