@@ -107,25 +107,34 @@ export function answerForwarded(replica: Replica): (request: unknown) => Promise
 /** A send's key claimed: the key to make the new task with (none if lost), or the task to answer with instead. */
 export type Claim = { key: SendKey | undefined } | { task: LiveTask };
 
+/** Claims of one send: each after the send holding the key gave it back without making its task. */
+const CLAIM_TRIES = 5;
+
 /**
  * Claims `key` for the task `id` about to be made. Lost to a send of the same message: that
- * send's task, once the replica making it has saved it. Lost to a different message: a conflict,
- * or (a message-id key) a new task without the key, as a single process does.
+ * send's task, once the replica making it has saved it (or, if that send gives the key back,
+ * the key after all). Lost to a different message: a conflict, or (a message-id key) a new task
+ * without the key, as a single process does.
  */
 export async function claimKey(replica: Replica, key: SendKey, owner: string | undefined, id: string): Promise<Claim> {
-  const claim = await replica.store.claimKey(key.key, owner, key.fingerprint, id);
-  if (claim.won) return { key };
-  if (claim.taskId === undefined) return { key: undefined };
-  if (claim.fingerprint !== key.fingerprint) {
-    if (key.explicit) throw idempotencyConflict();
-    return { key: undefined };
+  for (let tries = 1; ; tries += 1) {
+    const claim = await replica.store.claimKey(key.key, owner, key.fingerprint, id);
+    if (claim.won) return { key };
+    if (claim.taskId === undefined) return { key: undefined };
+    if (claim.fingerprint !== key.fingerprint) {
+      if (key.explicit) throw idempotencyConflict();
+      return { key: undefined };
+    }
+    const task = await firstSaved(replica, claim.taskId, owner, tries < CLAIM_TRIES ? key : undefined);
+    if (task !== 'released') return task === undefined ? { key: undefined } : { task };
   }
-  const task = await firstSaved(replica, claim.taskId, owner);
-  return task === undefined ? { key: undefined } : { task };
 }
 
-/** Task `id` once it is stored (its notice wakes the wait), within the request timeout. */
-async function firstSaved(replica: Replica, id: string, owner: string | undefined): Promise<LiveTask | undefined> {
+/**
+ * Task `id` once it is stored (its notice wakes the wait), within the request timeout; or
+ * 'released' when the send that claimed `key` for it gave the key back (it made no task).
+ */
+async function firstSaved(replica: Replica, id: string, owner: string | undefined, key: SendKey | undefined): Promise<LiveTask | undefined | 'released'> {
   let wake = (): void => undefined;
   const stop = await replica.bus.subscribe(noticeSubject(id), () => wake());
   try {
@@ -133,6 +142,7 @@ async function firstSaved(replica: Replica, id: string, owner: string | undefine
     for (;;) {
       const found = await replica.host.reopen(id, owner);
       if (found !== undefined) return found;
+      if (key !== undefined && (await replica.store.findIdempotent(key.key, owner))?.taskId !== id) return 'released';
       if (Date.now() >= deadline) {
         throw new LiteError('CLUSTER_UNAVAILABLE', 'a send with this Idempotency-Key is still being started on another replica; try again shortly', { task: id });
       }

@@ -42,6 +42,22 @@ export function replicaDuties(name: string, connect: Connect): void {
       expect(cluster.runs).toHaveLength(1);
     });
 
+    it('makes the task on B after all when the send on A that claimed the key is refused before it starts', async () => {
+      const [a, b] = [await cluster.replica('a'), await cluster.replica('b')];
+      const sent = message('plain work');
+      let refuse: (error: Error) => void = () => undefined;
+      const first = a.agent.send(sent, { idempotencyKey: 'order-2', beforeStart: () => new Promise((_, reject) => (refuse = reject)) });
+      await eventually(async () => expect(await cluster.store().findIdempotent('key:order-2')).toBeDefined());
+      const second = b.agent.send({ ...sent, messageId: 'retry' }, { idempotencyKey: 'order-2' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      refuse(new Error('no push config for you'));
+      await expect(first).rejects.toThrow('no push config for you');
+      const made = await second;
+      expect(made.status.state).toBe('completed');
+      expect(cluster.runs).toEqual(['b:plain work']);
+      expect(await cluster.store().findIdempotent('key:order-2')).toMatchObject({ taskId: made.id });
+    });
+
     it('sends each push notification once, though every replica sends what the outbox holds', async () => {
       const hook = await startWebhook((n) => (n < 2 ? 500 : 200));
       const a = await cluster.replica('a');
