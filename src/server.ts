@@ -8,6 +8,11 @@ export { createAgent, Agent } from './runtime/agent.js';
 export type { AgentOptions, IncomingTask, TaskContext, StatusOptions, ResultFile, IncomingMessage, DirectReply, SendOptions, TaskAccess, TaskObserver } from './runtime/agent.js';
 export type { ArtifactContent } from './runtime/task-context.js';
 
+// Replicas of one agent sharing a store (AgentOptions.cluster): the bus between them.
+export type { ClusterOptions } from './runtime/agent.js';
+export { openBus } from './cluster/open-bus.js';
+export type { Bus, BusListener, BusOptions, BusResponder } from './cluster/bus.js';
+
 // How long tasks are kept (`agent.retention` when the agent has rules).
 export type { Retention, PruneReport } from './runtime/retention.js';
 export { parseDuration, formatDuration, type RetentionRules } from './model/retention.js';

@@ -31,12 +31,13 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     values: [
       'Agent', 'LITE_CARD_EXTENSION', 'LiteError', 'MemoryTaskStore', 'RETENTION_EXTENSION',
       'createA2AHandler', 'createAgent', 'execHandler', 'fetchHandler', 'formatDuration', 'isClusterStore', 'isLiteError',
-      'isRetentionStore', 'listen', 'nodeListener', 'openPostgresTaskStore', 'openSqliteTaskStore', 'parseDuration', 'receiveLite',
+      'isRetentionStore', 'listen', 'nodeListener', 'openBus', 'openPostgresTaskStore', 'openSqliteTaskStore', 'parseDuration', 'receiveLite',
       'retentionExtension', 'startPushSender', 'toAgentCardV1', 'toHybridAgentCard',
     ],
     types: [
       'A2AHandler', 'A2AHandlerOptions', 'AgentOptions', 'Applied', 'Artifact', 'ArtifactContent',
-      'AuthOptions', 'Capabilities', 'CardExtension', 'CardOptions', 'ClusterStore', 'Credential', 'DirectReply',
+      'AuthOptions', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'Capabilities', 'CardExtension', 'CardOptions',
+      'ClusterOptions', 'ClusterStore', 'Credential', 'DirectReply',
       'Direction', 'DriverName', 'ErrorCode', 'ErrorDetails', 'ErrorReporter', 'ExecOptions',
       'FileTaskLedger', 'Framework', 'HistoryEntry', 'HttpHandler', 'HttpRequest', 'HttpResponse', 'IdempotencyKey',
       'IdempotentAnswer', 'IncomingMessage', 'IncomingTask', 'KeyClaim', 'KnownType', 'Lang', 'ListFilter', 'Listening',

@@ -37,6 +37,18 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/** How a bus is opened (openBus). */
+export interface BusOptions {
+  /** The cluster's subject prefix: dot-separated words, the same for every instance of the cluster. */
+  prefix: string;
+  /** The connection's name, shown by the NATS server's monitoring (a replica's name, say). */
+  name?: string;
+  /** Told of connection losses and returns, and of messages that could not be read. */
+  onError?: (error: unknown, what: string) => void;
+  /** How long the first connection may take (default 5 s). */
+  connectTimeoutMs?: number;
+}
+
 /** Why a request got no answer. */
 export type NoAnswer = 'no-responder' | 'timeout' | 'closed';
 

@@ -6,25 +6,14 @@
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { LiteError } from '../errors.js';
 import { redactCredentials } from '../secrets.js';
-import { answerEnvelope, checkPrefix, noAnswer, openEnvelope, type Bus, type BusListener, type BusResponder } from './bus.js';
+import { answerEnvelope, checkPrefix, noAnswer, openEnvelope, type Bus, type BusListener, type BusOptions, type BusResponder } from './bus.js';
 import { natsTarget } from './nats-url.js';
-
-export interface NatsBusOptions {
-  /** The cluster's subject prefix. */
-  prefix: string;
-  /** The connection's name, shown by the NATS server's monitoring (a replica's name, say). */
-  name?: string;
-  /** Told of connection losses and returns, and of messages that could not be read. */
-  onError?: (error: unknown, what: string) => void;
-  /** How long the first connection may take (default 5 s). */
-  connectTimeoutMs?: number;
-}
 
 /** How long `close` lets the drain take before closing at once (a lost server never answers it). */
 const DRAIN_MS = 2_000;
 
 /** Connects to the NATS servers of `url`; CLUSTER_UNAVAILABLE when none answers (the URL shown without credentials). */
-export async function connectNatsBus(url: string, options: NatsBusOptions): Promise<NatsBus> {
+export async function connectNatsBus(url: string, options: BusOptions): Promise<NatsBus> {
   const prefix = checkPrefix(options.prefix);
   const target = natsTarget(url);
   const { connect } = await import('@nats-io/transport-node');
@@ -65,7 +54,7 @@ export class NatsBus implements Bus {
   publish(subject: string, message: unknown): void {
     if (this.connection.isClosed() || this.connection.isDraining()) return;
     try {
-      this.connection.publish(this.full(subject), this.encode(message));
+      this.connection.publish(this.full(subject), this.fitting(message));
     } catch (error) {
       this.onError(error, `publishing on ${subject}`);
     }
@@ -82,8 +71,14 @@ export class NatsBus implements Bus {
     return this.listen(subject, (msg) => {
       const message = this.decode(msg, subject);
       if (message === undefined || msg.reply === undefined) return;
-      void answerEnvelope(responder, message).then((envelope) => {
-        if (!this.connection.isClosed()) msg.respond(this.encode(envelope));
+      void answerEnvelope(responder, message).then(async (envelope) => {
+        if (this.connection.isClosed()) return;
+        try {
+          msg.respond(this.fitting(envelope));
+        } catch (error) {
+          // An answer too large to send: the requester is told so, not left to time out.
+          msg.respond(this.encode(await answerEnvelope(() => Promise.reject(error), null)));
+        }
       });
     });
   }
@@ -91,9 +86,10 @@ export class NatsBus implements Bus {
   async request(subject: string, message: unknown, timeoutMs: number): Promise<unknown> {
     const full = this.full(subject);
     if (this.connection.isClosed() || this.connection.isDraining()) throw noAnswer(full, 'closed');
+    const data = this.fitting(message);
     let answer: Msg;
     try {
-      answer = await this.connection.request(full, this.encode(message), { timeout: timeoutMs });
+      answer = await this.connection.request(full, data, { timeout: timeoutMs });
     } catch (error) {
       const failed = error as Error & { cause?: Error; isNoResponders?: () => boolean };
       if (failed.isNoResponders?.() === true) throw noAnswer(full, 'no-responder');
@@ -148,6 +144,16 @@ export class NatsBus implements Bus {
 
   private encode(message: unknown): Uint8Array {
     return this.encoder.encode(JSON.stringify(message));
+  }
+
+  /** `message` encoded; INPUT_TOO_LARGE past the server's largest message (1 MiB unless configured). */
+  private fitting(message: unknown): Uint8Array {
+    const data = this.encode(message);
+    const max = this.connection.info?.max_payload;
+    if (max !== undefined && data.length > max) {
+      throw new LiteError('INPUT_TOO_LARGE', `a message of ${data.length} bytes cannot cross to another replica: the cluster bus carries at most ${max}`);
+    }
+    return data;
   }
 
   private decode(msg: Msg, subject: string): unknown {

@@ -2,9 +2,8 @@
 // in-process bus for `memory` or none (one process).
 
 import { LiteError } from '../errors.js';
-import type { Bus } from './bus.js';
+import type { Bus, BusOptions } from './bus.js';
 import { MemoryBus } from './memory-bus.js';
-import type { NatsBusOptions } from './nats-bus.js';
 import { shownUrl } from './nats-url.js';
 
 /**
@@ -13,7 +12,7 @@ import { shownUrl } from './nats-url.js';
  * @example
  * const bus = await openBus('nats://127.0.0.1:4222', { prefix: 'a2a-lite.research' });
  */
-export async function openBus(url: string | undefined, options: NatsBusOptions): Promise<Bus> {
+export async function openBus(url: string | undefined, options: BusOptions): Promise<Bus> {
   if (url === undefined || url === 'memory') return new MemoryBus(options.prefix);
   if (/^(nats|tls):\/\//i.test(url)) {
     const { connectNatsBus } = await import('./nats-bus.js');

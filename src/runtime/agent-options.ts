@@ -1,7 +1,8 @@
 // What an agent is made with and what its callers pass: the handler and store it runs on, what it
-// keeps and for how long, who is asking for a task, how a send waits, and the observers told of
-// every task event.
+// keeps and for how long, the replicas it shares its store with, who is asking for a task, how a
+// send waits, and the observers told of every task event.
 
+import type { Bus } from '../cluster/bus.js';
 import type { DirectReply, IncomingMessage } from './direct-answer.js';
 import type { LiteCard } from '../card/types.js';
 import type { RetentionRules } from '../model/retention.js';
@@ -30,6 +31,28 @@ export interface AgentOptions {
    * status timestamps; the store must be a RetentionStore. None applies when left out.
    */
   retention?: RetentionRules;
+  /**
+   * This agent is one replica of several that share `store`, which must then be a ClusterStore
+   * (MemoryTaskStore in one process, PostgreSQL across machines), and reach each other on `bus`:
+   * any replica answers for any task, whichever runs it. Left out: one process, as always.
+   */
+  cluster?: ClusterOptions;
+}
+
+export interface ClusterOptions {
+  /**
+   * This replica's name, unique among the replicas (a host name and process id, a pod name).
+   * A replica that starts under the name of a dead one ends the tasks that one left unfinished.
+   */
+  replica: string;
+  /** Where the replicas reach each other; the agent does not close it. */
+  bus: Bus;
+  /** How long after its last heartbeat a replica counts as alive; its tasks end as failed after that (default 15 s). */
+  leaseMs?: number;
+  /** How often a follower of a task running on another replica reads the store when no notice came (default 5 s). */
+  checkMs?: number;
+  /** How long a cancel or a reply forwarded to the replica running the task waits for its answer (default 10 s). */
+  requestTimeoutMs?: number;
 }
 
 /** Where the agent tells the failures it survives: `onError`, or else stderr. */

@@ -1,7 +1,8 @@
 // The agent runtime: one handler API (`onTask(task, ctx)`), driven by A2A requests (a2a/server)
 // or by A2A-Lite chat text (lite/driver.ts), and knowing neither. It owns the live tasks: their
 // state (checked by the state machine), cancellation, the concurrency limit and the observers;
-// live-task.ts keeps each task's saves and followers.
+// live-task.ts keeps each task's saves and followers. With `cluster`, it is one replica of several
+// sharing a store: replica.ts and forwarded.ts reach the tasks that run on the others.
 //
 //   send/stream ──► new task (submitted) ──► onTask(task, ctx) ──► ctx.status / ask / complete …
 //                        │                                              │
@@ -11,10 +12,11 @@
 
 import type { LiteCard } from '../card/types.js';
 import { LiteError } from '../errors.js';
-import { isSettled, isTerminal, mayChange, type WireState } from '../protocol/states.js';
+import { isSettled, isTerminal } from '../protocol/states.js';
+import { isClusterStore } from '../store/cluster-store.js';
 import { MemoryTaskStore, type TaskPage, type TaskQuery, type TaskStore } from '../store/task-store.js';
 import { uuidv7 } from '../model/ids.js';
-import { errorReporter, type AgentOptions, type SendOptions, type TaskAccess, type TaskObserver } from './agent-options.js';
+import { errorReporter, type AgentOptions, type ClusterOptions, type SendOptions, type TaskAccess, type TaskObserver } from './agent-options.js';
 import { isoClock } from './clock.js';
 import { LiveTask, endOfTurn, type SaveContext } from './live-task.js';
 import { Observers } from './observers.js';
@@ -22,13 +24,16 @@ import { Retention } from './retention.js';
 import { checkRequesterMessage, directAnswer } from './direct-answer.js';
 import { eventsAfter } from './resume.js';
 import { followUp, type FollowUpHost } from './follow-up.js';
+import { answerForwarded, cancelElsewhere, claimKey, replyElsewhere, retentionElsewhere } from './forwarded.js';
 import { IdempotentSends, sendKey, type SendKey } from './idempotency.js';
+import { Replica, type ReplicaHost } from './replica.js';
 import { cancelStored, taskNotFound } from './stored-end.js';
-import { agentMessage, endTask, incomingTask, taskContext, type ArtifactChunk, type IncomingTask, type TaskActions } from './task-context.js';
-import { cloneTask, textOf, type Artifact, type Task, type TaskEvent, type TaskMessage } from '../model/task.js';
+import { TaskChanges } from './task-changes.js';
+import { agentMessage, endTask, incomingTask, taskContext, type IncomingTask } from './task-context.js';
+import { cloneTask, type Task, type TaskMessage, type TaskEvent } from '../model/task.js';
 
 export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
-export type { AgentOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
+export type { AgentOptions, ClusterOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
 export type { DirectReply, IncomingMessage } from './direct-answer.js';
 
 export class Agent {
@@ -36,6 +41,8 @@ export class Agent {
   readonly store: TaskStore;
   /** Deletes old tasks and ends unanswered ones by `options.retention`; none without it. */
   readonly retention: Retention | undefined;
+  /** @internal This agent as one replica of several sharing its store (`options.cluster`); none alone. */
+  readonly replica: Replica | undefined;
   private readonly options: AgentOptions;
   private readonly live = new Map<string, LiveTask>();
   private readonly observers = new Observers();
@@ -45,7 +52,7 @@ export class Agent {
   /** Shared by every live task: saves at the end of a turn, reported through `onError`. */
   private readonly saves: SaveContext;
   /** How a handler's context changes its task. */
-  private readonly actions: TaskActions;
+  private readonly actions: TaskChanges;
   private readonly sends: IdempotentSends;
   private readonly followUps: FollowUpHost;
 
@@ -55,17 +62,16 @@ export class Agent {
     this.store = options.store ?? new MemoryTaskStore();
     this.clock = options.now === undefined ? isoClock() : () => (options.now as () => Date)().toISOString();
     this.newId = options.newId ?? uuidv7;
-    this.saves = { store: this.store, endOfTurn: endOfTurn(), reportError: errorReporter(options.onError) };
-    this.actions = {
-      newId: () => this.newId(),
-      setStatus: (live, state, message) => this.setStatus(live, state, message),
-      addArtifact: (live, artifact, chunk) => this.addArtifact(live, artifact, chunk),
-    };
+    const store = this.store;
+    this.saves = { store, save: (task, owner, extras) => store.save(task, owner, extras), endOfTurn: endOfTurn(), reportError: errorReporter(options.onError) };
+    this.actions = new TaskChanges(this.clock, this.newId, this.observers);
     const now = options.now ?? (() => new Date());
-    this.sends = new IdempotentSends({ store: this.store, now, reopen: (id, owner) => this.reopen(id, owner) });
-    this.followUps = { store: this.store, live: (id, access) => this.liveTask(id, access), standing: (task, access) => this.standing(task, access.owner), setStatus: (live, state) => this.setStatus(live, state) };
-    const host = { ...this.saves, now, actions: this.actions, live: (id: string) => this.live.get(id) };
-    this.retention = options.retention && new Retention(options.retention, { ...host, tell: (event, task) => this.observers.tell(event, task) });
+    this.sends = new IdempotentSends({ store, now, reopen: (id, owner) => this.reopen(id, owner) });
+    const local: FollowUpHost = { store, live: (id, access) => this.liveTask(id, access), standing: (task, access) => this.standing(task, access.owner), setStatus: (live, state) => this.actions.setStatus(live, state) };
+    const host = { ...this.saves, now, actions: this.actions, live: (id: string) => this.live.get(id), tell: (event: TaskEvent, task: Task, owner?: string) => this.observers.tell(event, task, owner) };
+    const replica = (this.replica = options.cluster && this.join(options.cluster, { ...host, followUp: (message, send) => followUp(local, message, send) }));
+    this.followUps = replica === undefined ? local : { ...local, elsewhere: (stored, message, send) => replyElsewhere(replica, stored, message, send) };
+    this.retention = options.retention && new Retention(options.retention, { ...host, ...(replica && { cluster: retentionElsewhere(replica) }) });
   }
 
   /**
@@ -122,6 +128,7 @@ export class Agent {
       throw new LiteError('TASK_TERMINAL', `task "${id}" is already ${task.status.state} and cannot be cancelled`, { task: id });
     }
     if (live === undefined) {
+      if (this.replica !== undefined) return cancelElsewhere(this.replica, task, access.owner);
       const { ended, event } = await cancelStored(this.store, task, this.clock());
       await this.observers.tell(event, ended, access.owner);
       return ended;
@@ -137,6 +144,7 @@ export class Agent {
    */
   async subscribe(id: string, access: TaskAccess = {}, after?: number): Promise<AsyncIterable<TaskEvent>> {
     const live = this.liveTask(id, access);
+    if (live === undefined && this.replica !== undefined) return this.replica.subscribe(id, access.owner, after);
     if (after !== undefined) return eventsAfter(this.store, id, access.owner, after, live);
     if (live !== undefined && !isTerminal(live.task.status.state)) return live.follow(isTerminal);
     const task = live?.task ?? (await this.store.get(id, access.owner));
@@ -167,10 +175,11 @@ export class Agent {
     await this.close();
   }
 
-  /** Waits for every pending save and retention pass, then closes the store. */
+  /** Waits for every pending save and retention pass, then closes the store (a replica leaves its bus open). */
   async close(): Promise<void> {
     await this.retention?.close();
     await Promise.all([...this.live.values()].map((live) => live.saving));
+    await this.replica?.close();
     await this.store.close();
   }
 
@@ -188,16 +197,27 @@ export class Agent {
 
   private async create(message: TaskMessage, options: SendOptions, blocking: boolean, key?: SendKey): Promise<LiveTask> {
     const id = this.newId();
+    // Replicas claim the key before anything starts: of those sending with one key, one makes the task.
+    const claim = key && this.replica && (await claimKey(this.replica, key, options.owner, id));
+    if (claim && 'task' in claim) return claim.task;
+    if (claim) key = claim.key;
     const contextId = message.contextId || this.newId();
     const first = { ...message, taskId: id, contextId };
     const task: Task = { id, contextId, status: { state: 'submitted', timestamp: this.clock() }, history: [first], artifacts: [] };
-    // Counted against the retention cap first: a task beforeStart refuses is not made, and gives its place back.
-    await (this.retention?.admit(task, options.beforeStart) ?? options.beforeStart?.(cloneTask(task)));
+    try {
+      // Counted against the retention cap first: a task beforeStart refuses is not made, and gives its place back.
+      await (this.retention?.admit(task, options.beforeStart) ?? options.beforeStart?.(cloneTask(task)));
+    } catch (error) {
+      this.release(key, options.owner, id);
+      throw error;
+    }
     const live = new LiveTask(task, this.saves, options.owner);
+    // Replicas log every event: a follower on another replica reads them from the store.
+    if (this.replica !== undefined) live.logging = true;
     this.live.set(id, live);
     // Nobody follows the task yet; this tells observers that it exists (without any, the copy
     // for the event would be made for no one).
-    if (this.observers.size > 0) this.emit(live, { kind: 'task', task: cloneTask(task) });
+    if (this.observers.size > 0) this.actions.emit(live, { kind: 'task', task: cloneTask(task) });
     const limit = this.card.limits?.maxConcurrentTasks;
     const busy = limit !== undefined && this.running() > limit;
     // Saved with the task: a retry gets this task (idempotency.ts). A refusal for being busy is
@@ -205,13 +225,14 @@ export class Agent {
     if (key !== undefined && !busy) live.idempotency = { key: key.key, fingerprint: key.fingerprint };
     let start: (() => void) | undefined;
     if (busy) {
-      this.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
+      this.actions.setStatus(live, 'rejected', agentMessage(task, `Busy: this agent works on at most ${limit} task${limit === 1 ? '' : 's'} at once. Try again later.`, this.newId()));
     } else {
       const incoming = incomingTask(first, options.from, options.skill);
       start = () => void this.run(live, incoming);
     }
     live.persist();
     if (busy) {
+      this.release(key, options.owner, id);
       void live.saving.then(() => this.live.delete(id));
     } else if (blocking) {
       // The requester learns the id with the answer, once the newest state is saved (`send`).
@@ -224,6 +245,7 @@ export class Agent {
       if (live.saveError !== undefined) throw live.saveError;
     } catch (error) {
       this.live.delete(id);
+      this.release(key, options.owner, id);
       if (error instanceof LiteError) throw error;
       throw new LiteError('IO_ERROR', `the new task could not be saved (${(error as Error).message})`, undefined, { cause: error });
     }
@@ -243,7 +265,7 @@ export class Agent {
     } catch (error) {
       if (isTerminal(live.task.status.state)) return;
       const reason = error instanceof Error ? error.message : String(error);
-      this.setStatus(live, 'failed', agentMessage(live.task, reason, this.newId()));
+      this.actions.setStatus(live, 'failed', agentMessage(live.task, reason, this.newId()));
     } finally {
       await live.saving;
       if (isTerminal(live.task.status.state)) this.live.delete(live.task.id);
@@ -256,50 +278,30 @@ export class Agent {
     return found === undefined || found instanceof LiveTask ? found : this.standing(found, owner);
   }
 
-  /** A task no handler runs here, to answer a retried send with as it stands (LiveTask). */
+  /** A task no handler runs here, to answer a retried send with as it stands (or, running on another replica, as it goes on). */
   private standing(task: Task, owner: string | undefined): LiveTask {
-    return new LiveTask(task, this.saves, owner, true);
+    return this.replica === undefined || isTerminal(task.status.state) ? new LiveTask(task, this.saves, owner, true) : this.replica.elsewhere(task, owner);
+  }
+
+  /** This agent as a replica of the cluster `options` names; USAGE for a store replicas cannot share. */
+  private join(options: ClusterOptions, host: Omit<ReplicaHost, 'store' | 'saves' | 'cancel' | 'reopen'>): Replica {
+    const store = this.store;
+    if (!isClusterStore(store)) throw new LiteError('USAGE', 'cluster needs a store its replicas share: a ClusterStore, as MemoryTaskStore (in one process) and the PostgreSQL store are');
+    const replica = new Replica(options, { ...host, store, saves: this.saves, cancel: (id, owner) => this.cancel(id, { owner }), reopen: (id, owner) => this.reopen(id, owner) }, answerForwarded);
+    // Its saves name it the runner, and tell the other replicas.
+    this.saves.save = replica.save;
+    return replica;
+  }
+
+  /** Gives back the key a replica claimed for a task that was not made, or not kept. */
+  private release(key: SendKey | undefined, owner: string | undefined, id: string): void {
+    if (key !== undefined) this.replica?.store.releaseKey(key.key, owner, id).catch((error: unknown) => this.saves.reportError(error, 'giving back an Idempotency-Key'));
   }
 
   /** The running task `id`, if `access` reaches it. */
   private liveTask(id: string, access: TaskAccess): LiveTask | undefined {
     const live = this.live.get(id);
     return live === undefined || (access.owner !== undefined && live.owner !== access.owner) ? undefined : live;
-  }
-
-  /** Moves the task to `state` if the state machine allows it, then tells everyone and saves. */
-  private setStatus(live: LiveTask, state: WireState, message?: TaskMessage): void {
-    const from = live.task.status.state;
-    if (!mayChange(from, state)) {
-      throw new LiteError('ILLEGAL_TRANSITION', `task "${live.task.id}" cannot go from ${from} to ${state}`, { task: live.task.id, from, to: state });
-    }
-    live.task.status = message === undefined ? { state, timestamp: this.clock() } : { state, message, timestamp: this.clock() };
-    // The agent's words join the conversation; a bare progress figure does not.
-    if (message !== undefined && textOf(message) !== '') live.task.history.push(message);
-    // A status is replaced on every change, never edited, so listeners can share it.
-    this.emit(live, { kind: 'status', taskId: live.task.id, contextId: live.task.contextId, status: live.task.status });
-    live.persist();
-    live.wakeIfPaused();
-  }
-
-  /**
-   * Adds an artifact, or with `append` more parts of one already sent; tells everyone and logs it
-   * (a copy as it is now, when anyone will read it; its parts are never changed), and saves.
-   */
-  private addArtifact(live: LiveTask, artifact: Artifact, chunk: ArtifactChunk = {}): void {
-    const known = chunk.append ? live.task.artifacts.find((a) => a.artifactId === artifact.artifactId) : undefined;
-    if (known !== undefined) known.parts.push(...artifact.parts);
-    else live.task.artifacts.push(artifact);
-    const seen = live.logging || this.observers.size > 0 ? { ...artifact, parts: [...artifact.parts] } : artifact;
-    this.emit(live, { kind: 'artifact', taskId: live.task.id, contextId: live.task.contextId, append: known !== undefined, lastChunk: chunk.lastChunk ?? true, artifact: seen });
-    if (!isTerminal(live.task.status.state)) live.persist();
-  }
-
-  /** Tells the task's listeners (once saved) and every observer (whose work its saves wait for). */
-  private emit(live: LiveTask, event: TaskEvent): void {
-    live.record(event);
-    if (this.observers.size === 0) return;
-    live.waitFor(this.observers.tell(event, cloneTask(live.task), live.owner));
   }
 
   /** Tasks that count against the concurrency limit: started and not yet ended. */

@@ -4,7 +4,7 @@
 // sent again after a lost answer) is not taken twice: the task is answered as it stands.
 
 import { LiteError } from '../errors.js';
-import { isTerminal, type WireState } from '../protocol/states.js';
+import { isInterrupted, isTerminal, type WireState } from '../protocol/states.js';
 import type { TaskStore } from '../store/task-store.js';
 import { cloneTask, type Task, type TaskMessage } from '../model/task.js';
 import type { SendOptions } from './agent-options.js';
@@ -13,6 +13,8 @@ import { taskNotFound } from './stored-end.js';
 
 export interface FollowUpHost {
   store: TaskStore;
+  /** Takes the reply for a stored task waiting for input that does not run here (another replica's). */
+  elsewhere?(stored: Task, message: TaskMessage, options: SendOptions): Promise<LiveTask>;
   /** The running task `id`, when the requester reaches it. */
   live(id: string, options: SendOptions): LiveTask | undefined;
   /** A task that does not run here, to answer with as it stands. */
@@ -28,19 +30,17 @@ export async function followUp(host: FollowUpHost, message: TaskMessage, options
     const stored = await host.store.get(id, options.owner);
     if (stored === undefined) throw taskNotFound(id);
     if (options.messageIdKeys === true && taken(stored.history, message)) return host.standing(stored, options);
+    if (host.elsewhere !== undefined && isInterrupted(stored.status.state)) return host.elsewhere(stored, message, options);
     throw new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${stored.status.state}; send a new message without taskId to start a new task`, { task: id });
   }
-  if (message.contextId && message.contextId !== live.task.contextId) {
-    throw new LiteError('INVALID_PARAMS', `contextId "${message.contextId}" is not the context of task "${id}"`);
-  }
+  checkContext(message, live.task);
   if (options.messageIdKeys === true && taken(live.task.history, message)) return live;
   const reply = live.reply;
-  const notWaiting = () => new LiteError('UNSUPPORTED_OPERATION', `task "${id}" is ${live.task.status.state} and is not waiting for input`, { task: id });
-  if (reply === undefined) throw notWaiting();
+  if (reply === undefined) throw notWaiting(live.task);
   if (options.beforeStart) {
     await options.beforeStart(cloneTask(live.task));
     // Another reply or a cancel may have come while it ran.
-    if (live.reply !== reply || isTerminal(live.task.status.state)) throw notWaiting();
+    if (live.reply !== reply || isTerminal(live.task.status.state)) throw notWaiting(live.task);
   }
   live.reply = undefined;
   const turn: TaskMessage = { ...message, taskId: id, contextId: live.task.contextId };
@@ -48,6 +48,18 @@ export async function followUp(host: FollowUpHost, message: TaskMessage, options
   host.setStatus(live, 'working');
   reply.resolve(turn);
   return live;
+}
+
+/** Refuses a reply that names another context than its task's. */
+export function checkContext(message: TaskMessage, task: Task): void {
+  if (message.contextId && message.contextId !== task.contextId) {
+    throw new LiteError('INVALID_PARAMS', `contextId "${message.contextId}" is not the context of task "${task.id}"`);
+  }
+}
+
+/** The answer to a reply for a task that waits for none. */
+export function notWaiting(task: Task): LiteError {
+  return new LiteError('UNSUPPORTED_OPERATION', `task "${task.id}" is ${task.status.state} and is not waiting for input`, { task: task.id });
 }
 
 /** The requester sent this very message to the task before. */

@@ -60,7 +60,7 @@ export class IdempotentSends {
     const scoped = owner === undefined ? key.key : `${owner}\u0000${key.key}`;
     const earlier = this.pending.get(scoped);
     if (earlier !== undefined && (earlier.fingerprint === key.fingerprint || key.explicit)) {
-      if (earlier.fingerprint !== key.fingerprint) return Promise.reject(conflict());
+      if (earlier.fingerprint !== key.fingerprint) return Promise.reject(idempotencyConflict());
       // If the first send failed, its task was never made: this one tries again.
       return earlier.task.catch(() => this.once(key, owner, create));
     }
@@ -85,7 +85,7 @@ export class IdempotentSends {
     if (key === undefined) return compute();
     const found = await this.host.store.findIdempotent(key.key, owner);
     const fresh = found !== undefined && Date.parse(found.createdAt) >= this.host.now().getTime() - IDEMPOTENCY_TTL_MS;
-    if (fresh && found.fingerprint !== key.fingerprint && key.explicit) throw conflict();
+    if (fresh && found.fingerprint !== key.fingerprint && key.explicit) throw idempotencyConflict();
     if (fresh && found.fingerprint === key.fingerprint) return found.message;
     const message = await compute();
     if (message !== undefined) await this.host.store.saveIdempotentAnswer(key.key, owner, { fingerprint: key.fingerprint, message, createdAt: this.host.now().toISOString() });
@@ -96,13 +96,14 @@ export class IdempotentSends {
     const found = await this.host.store.findIdempotent(key.key, owner);
     if (found?.taskId === undefined) return undefined;
     if (found.fingerprint !== key.fingerprint) {
-      if (key.explicit) throw conflict();
+      if (key.explicit) throw idempotencyConflict();
       return undefined;
     }
     return this.host.reopen(found.taskId, owner);
   }
 }
 
-function conflict(): LiteError {
+/** The answer to a key sent again with a different message. */
+export function idempotencyConflict(): LiteError {
   return new LiteError('IDEMPOTENCY_CONFLICT', 'this Idempotency-Key was already used for a different message; use a new key for a new request');
 }

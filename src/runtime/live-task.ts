@@ -8,7 +8,7 @@
 import { LiteError } from '../errors.js';
 import { isSettled, type TaskState } from '../protocol/states.js';
 import type { TaskStore } from '../store/task-store.js';
-import type { IdempotencyKey } from '../store/task-log.js';
+import type { IdempotencyKey, SaveExtras } from '../store/task-log.js';
 import { EventQueue } from './event-queue.js';
 import { LazyAbort } from './lazy-abort.js';
 import { cloneTask, type Task, type TaskChange, type TaskEvent, type TaskMessage } from '../model/task.js';
@@ -21,6 +21,11 @@ type Listener = (event: TaskEvent) => void;
 /** What the live tasks of one agent share: where they are saved and where failures are told. */
 export interface SaveContext {
   readonly store: TaskStore;
+  /**
+   * Saves a task with what goes beside it: the store's own save, or a replica's, which names
+   * itself the runner and then tells the other replicas (replica.ts).
+   */
+  save(task: Task, owner: string | undefined, extras: SaveExtras): Promise<void>;
   /** Resolves at the end of this turn of the event loop (see `endOfTurn`). */
   endOfTurn(): Promise<void>;
   /** Told about a save that failed and will be retried. */
@@ -120,7 +125,7 @@ export class LiveTask {
       this.idempotency = undefined;
       try {
         // The store takes its snapshot when called (see TaskStore.save): no copy needed here.
-        await this.saves.store.save(this.task, this.owner, idempotency === undefined ? { events } : { events, idempotency });
+        await this.saves.save(this.task, this.owner, idempotency === undefined ? { events } : { events, idempotency });
         this.saveError = undefined;
       } catch (error) {
         // What the failed save would have logged goes with the next one.

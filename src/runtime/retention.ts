@@ -29,6 +29,12 @@ export interface RetentionHost {
   /** Tells the agent's observers of a change made to a task nothing runs. */
   tell(event: TaskEvent, task: Task): Promise<void>;
   reportError(error: unknown, what: string): void;
+  /**
+   * Replicas sharing the store: whether this one leads retention now (only the leader makes
+   * passes); how a waiting task that does not run here is ended (by the replica running it). The
+   * store's count is then read afresh each time, since other replicas add tasks too.
+   */
+  cluster?: { leads(): Promise<boolean>; expire(task: Task, reason: string): Promise<boolean> };
 }
 
 /** What one pass did. */
@@ -153,6 +159,7 @@ export class Retention {
     if (this.closed) return report;
     this.passing = true;
     try {
+      if (this.host.cluster !== undefined && !(await this.host.cluster.leads())) return report;
       const now = this.host.now().getTime();
       const { taskTtlMs, inputTimeoutMs, maxTasks } = this.rules;
       if (inputTimeoutMs !== undefined) report.ended = await this.step('ending tasks that waited too long for an answer', () => this.reap(inputTimeoutMs, now));
@@ -195,15 +202,11 @@ export class Retention {
     const awaited = task.status.state === 'auth-required' ? 'authorization' : 'a reply';
     const reason = `Waited ${formatDuration(waitedMs)} for ${awaited}, the longest this agent waits; the task has ended. Send a new message to start again.`;
     const live = this.host.live(task.id);
-    if (live === undefined) {
-      // Left waiting by an earlier process: nothing runs it, so the end is only recorded.
-      const failed = failInterrupted(task, reason, this.host.now().toISOString());
-      await this.host.tell(await saveStoredEnd(this.store, failed), failed);
-      return true;
-    }
-    if (!isInterrupted(live.task.status.state) || live.task.status.timestamp !== task.status.timestamp) return false;
-    endTask(live, this.host.actions, 'failed', reason, `task "${task.id}" ended: ${reason}`);
-    await live.saving;
+    if (live !== undefined) return endWaiting(live, this.host.actions, task.status.timestamp, reason);
+    if (this.host.cluster !== undefined) return this.host.cluster.expire(task, reason);
+    // Left waiting by an earlier process: nothing runs it, so the end is only recorded.
+    const failed = failInterrupted(task, reason, this.host.now().toISOString());
+    await this.host.tell(await saveStoredEnd(this.store, failed), failed);
     return true;
   }
 
@@ -242,6 +245,7 @@ export class Retention {
 
   /** The tasks in the store; call under `serially`. */
   private async count(): Promise<number> {
+    if (this.host.cluster !== undefined) this.stored = undefined;
     this.stored ??= await this.store.countTasks();
     return this.stored;
   }
@@ -252,6 +256,17 @@ export class Retention {
     this.steps = turn.catch(() => undefined);
     return turn;
   }
+}
+
+/**
+ * Ends `live`, a task running here, as failed with `reason` for waiting too long, unless it was
+ * answered since its status of `timestamp` (when the wait was judged). Whether it ended.
+ */
+export async function endWaiting(live: LiveTask, actions: TaskActions, timestamp: string, reason: string): Promise<boolean> {
+  if (!isInterrupted(live.task.status.state) || live.task.status.timestamp !== timestamp) return false;
+  endTask(live, actions, 'failed', reason, `task "${live.task.id}" ended: ${reason}`);
+  await live.saving;
+  return true;
 }
 
 /** Refuses rules that are not whole numbers in range, naming the rule. */

@@ -7,16 +7,21 @@
 //
 // The runtime waits for the outbox write, as for its own saves, and never for the network: a
 // webhook that is slow, down or failing holds up only its own lane and its own origin's slots.
+// Replicas of one agent (AgentOptions.cluster) share the outbox and each sends only what it has
+// claimed there (push-claims.ts), so that a notification is sent once.
 
 import { randomUUID } from 'node:crypto';
 import type { PushConfig, PushConfigInput, PushConfigService } from '../model/push-config.js';
 import { LiteError } from '../errors.js';
 import type { Agent } from '../runtime/agent.js';
 import type { Task, TaskEvent } from '../model/task.js';
+import { isClusterStore } from '../store/cluster-store.js';
 import type { PendingDelivery, PushStore } from '../store/push-store.js';
 import { bodyOf, headersOf } from './push-request.js';
 import { checkAddress, type Resolver } from '../net/address-guard.js';
 import { keptAliveAgents } from '../net/outbound.js';
+import { OriginSlots } from './origin-slots.js';
+import { PushClaims } from './push-claims.js';
 import { postWebhook, webhookRefusal, type PostOutcome } from './webhook-post.js';
 
 export interface PushSenderOptions {
@@ -39,6 +44,8 @@ export interface PushSenderOptions {
   log?: (line: string) => void;
   /** For jitter; tests make it fixed. */
   random?: () => number;
+  /** Replicas: how long a claim on a delivery lasts unless renewed; a dead replica's are sent by another after it (default 60 s). */
+  claimLeaseMs?: number;
 }
 
 /** A task has at most this many configs: each multiplies the requests its events cause. */
@@ -47,11 +54,6 @@ export const MAX_CONFIGS_PER_TASK = 10;
 interface Lane {
   queue: PendingDelivery[];
   running: boolean;
-}
-
-interface Origin {
-  active: number;
-  waiting: (() => void)[];
 }
 
 /**
@@ -71,7 +73,9 @@ export async function startPushSender(options: PushSenderOptions): Promise<PushS
 export class PushSender implements PushConfigService {
   private readonly store: PushStore;
   private readonly lanes = new Map<string, Lane>();
-  private readonly origins = new Map<string, Origin>();
+  private readonly slots: OriginSlots;
+  /** Replicas: the deliveries this one has claimed; none for one process. */
+  private readonly claims: PushClaims | undefined;
   /** Outbox writes, one after another, so that `seq` follows the order of events. */
   private writing: Promise<void> = Promise.resolve();
   private readonly draining = new Set<Promise<void>>();
@@ -81,7 +85,6 @@ export class PushSender implements PushConfigService {
   private readonly timeoutMs: number;
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
-  private readonly perOrigin: number;
   private readonly log: (line: string) => void;
   private readonly random: () => number;
   private started = false;
@@ -92,16 +95,21 @@ export class PushSender implements PushConfigService {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 6);
     this.retryBaseMs = options.retryBaseMs ?? 2_000;
-    this.perOrigin = Math.max(1, options.perOriginConcurrency ?? 4);
+    this.slots = new OriginSlots(Math.max(1, options.perOriginConcurrency ?? 4));
     this.log = options.log ?? (() => undefined);
     this.random = options.random ?? Math.random;
+    const replica = options.agent.replica?.name;
+    if (replica !== undefined && isClusterStore(options.store)) {
+      this.claims = new PushClaims(options.store, replica, options.claimLeaseMs ?? 60_000, (delivery) => this.schedule(delivery), this.log);
+    }
   }
 
   /** @internal Queues what the outbox holds, then starts following the agent. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    for (const delivery of await this.store.pendingDeliveries()) this.schedule(delivery);
+    if (this.claims !== undefined) await this.claims.claim();
+    else for (const delivery of await this.store.pendingDeliveries()) this.schedule(delivery);
     this.options.agent.observe((event, task) => this.record(event, task));
   }
 
@@ -129,7 +137,7 @@ export class PushSender implements PushConfigService {
     const deleted = await this.store.deletePushConfig(taskId, id);
     // The one being sent, if any, finds its config gone and is dropped.
     const lane = this.lanes.get(laneKey(taskId, id));
-    if (lane !== undefined) lane.queue.splice(lane.running ? 1 : 0);
+    if (lane !== undefined) for (const dropped of lane.queue.splice(lane.running ? 1 : 0)) this.claims?.done(dropped.seq);
     return deleted;
   }
 
@@ -143,7 +151,10 @@ export class PushSender implements PushConfigService {
       const configs = await this.store.listPushConfigs(task.id);
       if (configs.length === 0) return;
       const deliveries = configs.map((config) => ({ taskId: task.id, configId: config.id, body: bodyOf(config, event, task) }));
-      for (const delivery of await this.store.addDeliveries(deliveries)) this.schedule(delivery);
+      const added = await this.store.addDeliveries(deliveries);
+      // Replicas: what this one claims of the outbox (these, unless another sweep took them first).
+      if (this.claims !== undefined) void this.claims.claim();
+      else for (const delivery of added) this.schedule(delivery);
     });
     this.writing = step.catch((error: unknown) => this.log(`push: task ${task.id}: could not queue notifications: ${reasonOf(error)}`));
     return this.writing;
@@ -161,9 +172,10 @@ export class PushSender implements PushConfigService {
       clearTimeout(sleeper.timer);
       sleeper.wake();
     }
-    for (const origin of this.origins.values()) for (const next of origin.waiting.splice(0)) next();
+    this.slots.wakeAll();
     await Promise.all(this.draining);
     await this.writing;
+    await this.claims?.close();
     this.agents.http.destroy();
     this.agents.https.destroy();
   }
@@ -198,11 +210,13 @@ export class PushSender implements PushConfigService {
     try {
       while (!this.closed && lane.queue.length > 0) {
         await this.deliver(lane.queue[0] as PendingDelivery);
-        lane.queue.shift();
+        const sent = lane.queue.shift() as PendingDelivery;
+        this.claims?.done(sent.seq);
       }
     } catch (error) {
-      // The store failed; what is left stays in the outbox for the next start.
+      // The store failed; what is left stays in the outbox for the next start (or the next claim).
       this.log(`push: stopped sending to a webhook: ${reasonOf(error)}`);
+      for (const left of lane.queue.splice(0)) this.claims?.done(left.seq);
     } finally {
       lane.running = false;
       if (this.lanes.get(key) === lane) this.lanes.delete(key);
@@ -242,38 +256,13 @@ export class PushSender implements PushConfigService {
   /** One POST, once the origin has a free slot. */
   private async attempt(config: PushConfig, body: string): Promise<PostOutcome> {
     const origin = originOf(config.url);
-    await this.slot(origin);
+    await this.slots.take(origin, this.closed);
     try {
       if (this.closed) return { ok: false, permanent: false, reason: 'closing' };
       return await postWebhook(config.url, body, { ...this.guard(), headers: headersOf(config), timeoutMs: this.timeoutMs, signal: this.stopping.signal, agents: this.agents });
     } finally {
-      this.release(origin);
+      this.slots.give(origin);
     }
-  }
-
-  /** Waits for one of the origin's request slots. */
-  private slot(key: string): Promise<void> {
-    let origin = this.origins.get(key);
-    if (origin === undefined) {
-      origin = { active: 0, waiting: [] };
-      this.origins.set(key, origin);
-    }
-    if (origin.active < this.perOrigin || this.closed) {
-      origin.active += 1;
-      return Promise.resolve();
-    }
-    const queue = origin.waiting;
-    return new Promise((resolve) => queue.push(resolve));
-  }
-
-  /** Hands the slot to the next waiter, who keeps the count as it is. */
-  private release(key: string): void {
-    const origin = this.origins.get(key);
-    if (origin === undefined) return;
-    const next = origin.waiting.shift();
-    if (next !== undefined) return next();
-    origin.active -= 1;
-    if (origin.active <= 0) this.origins.delete(key);
   }
 
   /** Exponential: base, 2×base, 4×base…, each cut by up to half at random so that retries spread. */

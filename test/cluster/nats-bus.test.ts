@@ -1,5 +1,6 @@
 // The bus on a real NATS server: the Bus contract the in-process bus passes too, then what only
 // a network has: a server that dies and comes back, and a server that is not there.
+import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectNatsBus, type NatsBus } from '../../src/cluster/nats-bus.js';
 import { busContract } from '../contracts/bus.js';
@@ -11,6 +12,17 @@ const noNats = needsTool('the cluster bus on NATS (test/cluster/nats-bus.test.ts
 
 describe.skipIf(noNats)('the bus on NATS', () => {
   busContract('NatsBus', (prefix) => connectNatsBus(NATS_URL, { prefix }));
+
+  it('refuses a message larger than the server carries, naming both sizes', async () => {
+    const bus = await connectNatsBus(NATS_URL, { prefix: `test.${randomUUID()}` });
+    try {
+      await bus.respond('big', () => 'never asked');
+      const refused = await bus.request('big', 'x'.repeat(2 * 1024 * 1024), 5_000).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'INPUT_TOO_LARGE', message: expect.stringMatching(/^a message of \d+ bytes cannot cross to another replica: the cluster bus carries at most \d+$/) });
+    } finally {
+      await bus.close();
+    }
+  });
 
   it('refuses a server that is not there with the URL shown without its password', async () => {
     const port = await freePort();
