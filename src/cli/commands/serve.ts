@@ -15,9 +15,6 @@ import { execHandler, removeTaskFolders } from '../../serve/exec-handler.js';
 import { listen } from '../../net/node-http.js';
 import { startPushSender, type PushSender } from '../../serve/push-sender.js';
 import { startReplySender } from '../../serve/reply-sender.js';
-import type { PushStore } from '../../store/push-store.js';
-import type { RetentionStore } from '../../store/retention-store.js';
-import { MemoryTaskStore, type TaskStore } from '../../store/task-store.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { parseJson, readInput } from '../input.js';
@@ -28,9 +25,10 @@ import { loadOwnCard } from './card.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
+import { describeStore, joinCluster, openServeStore, sharedStore, STORE_HELP, STORE_OPTIONS, storeChoice } from './serve-store.js';
 
 export const command: Command = {
-  usage: 'a2a-lite serve --exec CMD|--plan PLAN [--card FILE] [--port N] [--host H] [--store sqlite|memory] [--push] [--task-ttl D] [options]',
+  usage: 'a2a-lite serve --exec CMD|--plan PLAN [--card FILE] [--port N] [--host H] [--store sqlite|memory|postgres://…] [--cluster nats://…] [--push] [--task-ttl D] [options]',
   help: `Serves this agent over Google's A2A protocol (1.0 JSON-RPC with streaming). Every new task
 runs CMD in the task's own folder (<home>/work/<task id>/): the conversation arrives on stdin
 as A2A-Lite text, and the program prints A2A-Lite back — [A2A:status …] lines for progress,
@@ -49,7 +47,7 @@ ${PLAN_HELP}
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port;
                           with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
-  --store sqlite|memory   keep tasks in <home>/a2a-lite.db (default) or only in memory
+${STORE_HELP}
   --timeout SECONDS       stop a program that runs longer (default 600)
   --max-body BYTES        refuse larger requests with 413 (default 4194304)
   --headers-timeout S     close a connection whose request headers take longer (default 10)
@@ -102,7 +100,7 @@ examples:
       port: { type: 'string' },
       host: { type: 'string' },
       'base-url': { type: 'string' },
-      store: { type: 'string' },
+      ...STORE_OPTIONS,
       timeout: { type: 'string' },
       'max-body': { type: 'string' },
       'headers-timeout': { type: 'string' },
@@ -132,8 +130,7 @@ examples:
       keepAliveTimeout: wholeNumber('--keep-alive-timeout', values['keep-alive-timeout'] ?? '5', 3600) * 1000,
       maxStreamBacklogBytes: wholeNumber('--max-stream-backlog', values['max-stream-backlog'] ?? String(1024 * 1024), 1024 * 1024 * 1024),
     };
-    const storeKind = values.store ?? 'sqlite';
-    if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'serve: --store is sqlite or memory');
+    const chosen = storeChoice(values, context);
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
     if (values['allow-private-agents'] && values.plan === undefined) throw new LiteError('USAGE', 'serve: --allow-private-agents needs --plan PLAN');
     const retentionGiven = retentionFlags(values);
@@ -145,9 +142,11 @@ examples:
     const plan = values.plan === undefined ? undefined : await servedPlan(values.plan, values, stores, context);
     const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
     const hub = hubFlags(values, card.agent.id, context);
-    const store = await openStore(storeKind, paths.database);
-    // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason.
-    const recovered = await store.recoverInterrupted('the server stopped before this task ended');
+    const store = await openServeStore(chosen, paths.database, context);
+    const cluster = await joinCluster(chosen, card.agent.id, context);
+    // Tasks the last run left unfinished (it crashed or was killed) end now, with the reason. A
+    // shared store's replicas end those of a dead replica instead, once its lease has run out.
+    const recovered = sharedStore(store) && cluster !== undefined ? [] : await store.recoverInterrupted('the server stopped before this task ended');
     const retention = await rulesInForce(store, retentionGiven);
     // The program must not see the tokens that guard the server: it could print them back.
     const hiddenEnv = [...(values['auth-bearer-env'] ?? []), ...(values['auth-api-key-env'] ?? []), ...(values['reply-token-env'] ?? []).map((pair) => pair.slice(pair.indexOf('=') + 1))];
@@ -158,9 +157,15 @@ examples:
       // The program runs in each task's folder: paths written relative to here are made absolute.
       onTask: plan?.onTask ?? execHandler({ command: resolveCommand(commandLine, context.cwd), workRoot, timeoutMs: timeoutSeconds * 1000, hiddenEnv }),
       ...(Object.keys(retention.rules).length === 0 ? {} : { retention: retention.rules }),
+      ...(cluster === undefined ? {} : { cluster }),
     });
-    // A deleted task's folder goes with it.
-    agent.retention?.onDelete((ids) => void removeTaskFolders(workRoot, ids).catch((error: Error) => context.stderr.write(`a2a-lite: removing the folders of deleted tasks: ${error.message}\n`)));
+    // A deleted task's folder goes with it, on every replica (only one of them deletes tasks).
+    const removeFolders = (ids: readonly string[]): void => void removeTaskFolders(workRoot, ids).catch((error: Error) => context.stderr.write(`a2a-lite: removing the folders of deleted tasks: ${error.message}\n`));
+    agent.retention?.onDelete((ids) => {
+      removeFolders(ids);
+      cluster?.bus.publish('deleted', ids);
+    });
+    await cluster?.bus.subscribe('deleted', (ids) => Array.isArray(ids) && removeFolders(ids.filter((id): id is string => typeof id === 'string')));
     // Sends what the outbox still holds from the last run, before taking new requests.
     let push: PushSender | undefined;
     if (values.push) {
@@ -188,7 +193,8 @@ examples:
       card: `${baseUrl}/.well-known/agent-card.json`,
       jsonrpc: `${baseUrl}${JSONRPC_PATH}`,
       rest: baseUrl,
-      store: storeKind === 'sqlite' ? paths.database : 'memory',
+      store: await describeStore(chosen, paths.database, store),
+      ...(cluster === undefined ? {} : { replica: cluster.replica, cluster: chosen.cluster === undefined ? 'none (the store alone)' : (await import('../../cluster/nats-url.js')).natsTarget(chosen.cluster).shown }),
       // better-sqlite3, or node:sqlite where the addon was not built (npm install --ignore-scripts).
       ...('driver' in store ? { sqlite: String(store.driver) } : {}),
       push: webhooks,
@@ -205,6 +211,7 @@ examples:
       printLine(context, `  JSON-RPC:   ${where.jsonrpc} (A2A 1.0 and 0.3)`);
       printLine(context, `  REST:       ${where.rest} (A2A 1.0 HTTP+JSON)`);
       printLine(context, `  tasks:      ${where.store}${where.sqlite === undefined ? '' : ` (SQLite on ${where.sqlite})`}`);
+      if (where.replica !== undefined) printLine(context, `  replica:    ${where.replica}, of the replicas sharing this store; bus: ${where.cluster}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
@@ -226,6 +233,7 @@ examples:
     server?.server.closeIdleConnections();
     await push?.close();
     await agent.shutdown('the server is shutting down');
+    await cluster?.bus.close();
     await replies?.close();
     server?.server.closeIdleConnections();
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
@@ -241,11 +249,6 @@ async function cardFrom(path: string, context: Context): Promise<LiteCard> {
   return assertCard(parseJson(await readInput(context, path, 'serve --card'), path), path);
 }
 
-async function openStore(kind: 'sqlite' | 'memory', path: string): Promise<TaskStore & PushStore & RetentionStore> {
-  if (kind === 'memory') return new MemoryTaskStore();
-  const { openSqliteTaskStore } = await import('../../store/sqlite/task-store.js');
-  return openSqliteTaskStore(path);
-}
 
 function wholeNumber(option: string, value: string, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) > max) throw new LiteError('USAGE', `serve: ${option} is a whole number up to ${max}`);
