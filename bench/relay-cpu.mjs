@@ -1,10 +1,9 @@
 // `bench/relay-cpu.mjs --base DIR`: the relay's CPU time, this build against the build in
 // DIR/dist, each in a process of its own on core 1, alternating, which a busy machine disturbs
 // less than bench/hub.mjs's throughput. Two measures: the link alone (both ends of a WebSocket
-// link in one process echoing 20,000 frames of 400 bytes after 5,000 to warm up, 32 in flight
-// and one at a time), and a relayed SendMessage (a hub, an agent dialled in and 32 clients in
-// one process, the clients' part included). Prints each build's median and the median of the
-// rounds' ratios.
+// link in one process echoing frames of 400 bytes, 32 in flight and one at a time, once warm),
+// and a relayed SendMessage (a hub, an agent dialled in and 32 clients in one process, the
+// clients' part included). Prints each build's median and the median of the rounds' ratios.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -18,8 +17,13 @@ const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 const from = (dist, ...paths) => import(pathToFileURL(paths.map((path) => join(dist, path)).find((file) => existsSync(file)) ?? join(dist, paths[0])).href);
 const LINK = { maxMessageBytes: 1 << 26, maxBacklogBytes: 1 << 28 };
 
-/** CPU µs per round trip over one link of `dist`, with `inflight` frames in flight. */
-async function linkCpu(dist, inflight, frames = 20_000) {
+/**
+ * CPU µs per round trip over one link of `dist`, with `inflight` frames in flight, once warm. The
+ * JIT compiles on the same core (its time counts as the process's) and, with 32 frames in
+ * flight, the cost per round trip settles only after about 50,000 round trips (one at a time,
+ * after 5,000): 100,000 warm up and 100,000 count then, 5,000 and 20,000 else.
+ */
+async function linkCpu(dist, inflight) {
   const { acceptLink, dialLink } = await from(dist, 'net/websocket.js', 'hub/ws-link.js');
   const server = createServer();
   server.on('upgrade', (req, socket, head) => {
@@ -29,8 +33,9 @@ async function linkCpu(dist, inflight, frames = 20_000) {
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   const { link } = await dialLink(`http://127.0.0.1:${server.address().port}/`, {}, LINK, new AbortController().signal);
   const payload = Buffer.from(`${JSON.stringify({ type: 'response', rid: 'r1', status: 200, headers: { 'content-type': 'application/json' } })}\n${'x'.repeat(310)}`);
-  // The first 5,000 round trips warm up, as the JIT would in a long-running hub; the rest count.
-  const warm = 5000;
+  // The first round trips warm up, as the JIT would in a long-running hub; the rest count.
+  const warm = inflight > 1 ? 100_000 : 5000;
+  const frames = inflight > 1 ? 100_000 : 20_000;
   const total = warm + frames;
   let back = 0;
   let start;

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LiteError } from '../errors.js';
-import { decodeDownFrame, decodeUpFrame, encodeLinkFrame, MAX_FRAMES_PER_POST, parseUpFrames } from './frames.js';
+import { decodeDownFrame, decodeUpFrame, encodeLinkFrame, MAX_FRAMES_PER_POST, parseUpFrames, type DownFrame, type UpFrame } from './frames.js';
+import { LENGTH_BYTES, packFrames, unpackFrames } from '../net/link-batch.js';
 
 describe('parseUpFrames', () => {
   it('reads every kind of frame, and drops the headers that are the relay\'s own', () => {
@@ -91,6 +92,66 @@ describe('frames on a WebSocket link', () => {
         }
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('frames batched on a link (a2a-lite-relay.v2)', () => {
+  const text = fc.string({ unit: 'grapheme', maxLength: 40 });
+  const rid = fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/);
+  // Names the relay keeps: it drops hop-by-hop ones and Set-Cookie from an agent's answer.
+  const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/).filter((key) => !['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'set-cookie'].includes(key));
+  const headers = fc.dictionary(name, fc.string({ maxLength: 20 }).filter((value) => !/[\r\n\0]/.test(value)), { maxKeys: 4 });
+  const status = fc.integer({ min: 200, max: 599 });
+  const up: fc.Arbitrary<UpFrame> = fc.oneof(
+    fc.record({ type: fc.constant('response' as const), rid, status, headers, body: text }),
+    fc.record({ type: fc.constant('head' as const), rid, status, headers }),
+    fc.record({ type: fc.constant('chunk' as const), rid, data: text }),
+    fc.record({ type: fc.constant('end' as const), rid }),
+    fc.record({ type: fc.constant('pong' as const), seq: fc.nat() }),
+  );
+  const down: fc.Arbitrary<DownFrame> = fc.oneof(
+    fc.record({ type: fc.constant('request' as const), rid, method: fc.constantFrom('GET', 'POST'), path: text, query: text, headers, body: text, principal: text }),
+    fc.record({ type: fc.constant('abort' as const), rid }),
+    fc.record({ type: fc.constant('ping' as const), seq: fc.nat() }),
+  );
+  /** The frames as one batched message, and back, each read as a frame alone is. */
+  const batched = (frames: readonly (UpFrame | DownFrame)[]): Buffer[] => {
+    const payloads = frames.map((frame) => encodeLinkFrame(frame));
+    return unpackFrames(packFrames(payloads, payloads.reduce((sum, payload) => sum + LENGTH_BYTES + payload.length, 0)));
+  };
+
+  it('reads back every frame of a batch as it was written, in order', () => {
+    fc.assert(
+      fc.property(fc.array(up, { minLength: 1, maxLength: 20 }), fc.array(down, { minLength: 1, maxLength: 20 }), (ups, downs) => {
+        expect(batched(ups).map((payload) => decodeUpFrame(payload))).toEqual(ups);
+        expect(batched(downs).map((payload) => decodeDownFrame(payload))).toEqual(downs);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('checks each frame of a batch as a frame alone is checked', () => {
+    const [good, bad] = batched([{ type: 'end', rid: 'a' }, { type: 'head', rid: 'b', status: 99, headers: {} }]) as [Buffer, Buffer];
+    expect(decodeUpFrame(good)).toEqual({ type: 'end', rid: 'a' });
+    expect(() => decodeUpFrame(bad)).toThrow(new LiteError('INVALID_PARAMS', 'frame 0: "status" is an HTTP status from 200 to 599'));
+  });
+
+  it('never fails with anything but a LiteError, whatever bytes come as a batch', () => {
+    const frame = fc.oneof(fc.uint8Array({ maxLength: 60 }).map((bytes) => Buffer.from(bytes)), up.map((value) => encodeLinkFrame(value)));
+    const prefixed = fc.array(frame, { maxLength: 5 }).map((frames) => packFrames(frames, frames.reduce((sum, payload) => sum + LENGTH_BYTES + payload.length, 0)));
+    fc.assert(
+      fc.property(fc.oneof(prefixed, fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes))), (message) => {
+        try {
+          for (const payload of unpackFrames(message)) {
+            decodeUpFrame(payload);
+            decodeDownFrame(payload);
+          }
+        } catch (error) {
+          expect(error).toBeInstanceOf(LiteError);
+        }
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

@@ -1,16 +1,25 @@
 // One WebSocket connection carrying binary messages both ways: the relay's link between an agent
 // behind NAT and its hub. The framing is the `ws` library's; the handshake's rules, the limits
 // and the answers to pings are ours. What is sent in one turn of the event loop goes out in one
-// write; a peer that reads too slowly is dropped, as one that breaks the framing is, with the
-// close code that says why. The relay's own heartbeats (frames.ts) measure the link.
+// write, and where both ends speak v2, in one message (link-batch.ts); a peer that reads too
+// slowly is dropped, as one that breaks the framing is, with the close code that says why. The
+// relay's own heartbeats (frames.ts) measure the link.
 
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import WebSocket, { WebSocketServer, type ClientOptions, type ServerOptions } from 'ws';
+import { LiteError } from '../errors.js';
 import { statusError, type HttpRequest, type HttpResponse } from './http-types.js';
+import { BATCH_BYTES, LENGTH_BYTES, packFrames, unpackFrames } from './link-batch.js';
 
-/** The subprotocol both ends name: the relay's frames (frames.ts) in binary messages. */
+/** The relay's first subprotocol: each of its frames (frames.ts) is one binary message. */
 export const RELAY_PROTOCOL = 'a2a-lite-relay.v1';
+
+/** The relay's batched subprotocol: a binary message holds one frame or more (link-batch.ts). */
+export const BATCHED_RELAY_PROTOCOL = 'a2a-lite-relay.v2';
+
+/** The subprotocols a link speaks unless told otherwise, the one preferred first. */
+export const RELAY_PROTOCOLS: readonly string[] = [BATCHED_RELAY_PROTOCOL, RELAY_PROTOCOL];
 
 /** Close codes used here (RFC 6455 §7.4.1). */
 export const CLOSE = { normal: 1000, goingAway: 1001, protocolError: 1002, refused: 1008, tooBig: 1009 } as const;
@@ -29,15 +38,39 @@ export interface LinkOptions {
   maxMessageBytes: number;
   /** Bytes written and not yet sent beyond which the peer is dropped as too slow (one message alone never counts). */
   maxBacklogBytes: number;
+  /**
+   * The subprotocols this end speaks, the one preferred first (default RELAY_PROTOCOLS): the
+   * dialler offers them, the server picks the first of its own the dialler offered. v2 is left
+   * out where `maxMessageBytes` is under BATCH_BYTES, since a batch could then be refused.
+   */
+  protocols?: readonly string[];
+}
+
+/** The subprotocols `options` let this end speak, in its order of preference. */
+function spoken(options: LinkOptions): string[] {
+  const names = options.protocols ?? RELAY_PROTOCOLS;
+  for (const name of names) {
+    if (name !== RELAY_PROTOCOL && name !== BATCHED_RELAY_PROTOCOL) throw new LiteError('USAGE', `a relay link speaks ${RELAY_PROTOCOL} or ${BATCHED_RELAY_PROTOCOL}, not ${JSON.stringify(name)}`);
+  }
+  const usable = names.filter((name) => name !== BATCHED_RELAY_PROTOCOL || options.maxMessageBytes >= BATCH_BYTES);
+  if (usable.length === 0) throw new LiteError('USAGE', `${BATCHED_RELAY_PROTOCOL} takes messages of ${BATCH_BYTES} bytes; this link takes ${options.maxMessageBytes}`);
+  return usable;
 }
 
 /** What both ends give `ws`: no compression, our own pongs, our own close timeout. */
 const settings = (options: LinkOptions) => ({ maxPayload: options.maxMessageBytes, perMessageDeflate: false, autoPong: false, closeTimeout: CLOSE_TIMEOUT_MS });
 
 export class WebSocketLink {
+  /** The subprotocol the two ends agreed on. */
+  readonly protocol: string;
   /** Messages that came before anyone listened (those sent right after the handshake). */
   private held: Buffer[] | undefined = [];
   private onMessage: (payload: Buffer) => void = (payload) => this.held?.push(payload);
+  /** v2: messages hold frames, and this turn's frames wait in `batch` until its end. */
+  private readonly batched: boolean;
+  private batch: Buffer[] = [];
+  /** The bytes of the message `batch` makes, prefixes included. */
+  private batchBytes = 0;
   private readonly closers: ((reason: string) => void)[] = [];
   private gathering = false;
   private closeSent = false;
@@ -51,9 +84,13 @@ export class WebSocketLink {
     private readonly socket: Socket,
     private readonly options: LinkOptions,
   ) {
+    this.protocol = ws.protocol;
+    this.batched = ws.protocol === BATCHED_RELAY_PROTOCOL;
     // Once a close is sent, nothing more is taken: the other side's close, or its end, follows.
     ws.on('message', (data) => {
-      if (!this.closeSent) this.onMessage(data as Buffer);
+      if (this.closeSent) return;
+      if (this.batched) this.unpack(data as Buffer);
+      else this.onMessage(data as Buffer);
     });
     ws.on('ping', (data) => this.answer(data));
     ws.on('error', (error) => (this.why ??= `the other side broke the WebSocket framing: ${error.message}`));
@@ -69,7 +106,7 @@ export class WebSocketLink {
     return !this.ended && !this.closeSent && this.ws.readyState === WebSocket.OPEN;
   }
 
-  /** Where each binary message goes, starting with those that came before. */
+  /** Where each frame goes (a v1 message, or each frame of a v2 one), starting with those that came before. */
   messages(listener: (payload: Buffer) => void): void {
     const held = this.held ?? [];
     this.held = undefined;
@@ -83,15 +120,25 @@ export class WebSocketLink {
     else this.closers.push(closer);
   }
 
-  /** Sends `payload` as one binary message, gathered with the rest of this turn's. */
+  /**
+   * Sends `payload` as one frame, gathered with the rest of this turn's: in one write, and on v2
+   * in one message, or several where they would pass BATCH_BYTES (a larger frame goes alone).
+   */
   send(payload: Buffer): void {
     if (!this.open) return;
-    if (this.ws.bufferedAmount > this.options.maxBacklogBytes) {
+    // Frames waiting for the end of the turn count as written: v1 would have written them.
+    if (this.ws.bufferedAmount + this.batchBytes > this.options.maxBacklogBytes) {
       this.drop(`the other side fell more than ${this.options.maxBacklogBytes} bytes behind`);
       return;
     }
     this.gather();
-    this.ws.send(payload);
+    if (!this.batched) {
+      this.ws.send(payload);
+      return;
+    }
+    if (this.batchBytes + LENGTH_BYTES + payload.length > BATCH_BYTES) this.flush();
+    this.batch.push(payload);
+    this.batchBytes += LENGTH_BYTES + payload.length;
   }
 
   /** Drops the connection at once, without a close handshake (the other side is gone or silent). */
@@ -106,14 +153,41 @@ export class WebSocketLink {
     this.closeSent = true;
     if (reason !== '') this.why ??= reason;
     this.gather();
+    this.flush();
     this.ws.close(code, closeReason(reason));
+  }
+
+  /** Gives each frame of a v2 message to the listener, or closes the link if the message is no batch. */
+  private unpack(message: Buffer): void {
+    let frames: Buffer[];
+    try {
+      frames = unpackFrames(message);
+    } catch (error) {
+      this.close(CLOSE.protocolError, (error as Error).message);
+      return;
+    }
+    // The listener may close the link at a frame it refuses: the rest is not taken.
+    for (const frame of frames) {
+      if (!this.open) return;
+      this.onMessage(frame);
+    }
+  }
+
+  /** Sends the frames gathered so far as one message. */
+  private flush(): void {
+    if (this.batch.length === 0) return;
+    const message = packFrames(this.batch, this.batchBytes);
+    this.batch = [];
+    this.batchBytes = 0;
+    this.ws.send(message);
   }
 
   /** A ping is answered unless the peer leaves its pongs unread: then it is dropped. */
   private answer(ping: Buffer): void {
     if (!this.open) return;
-    if (this.unsentPongs >= MAX_UNSENT_PONGS || this.ws.bufferedAmount > this.options.maxBacklogBytes) {
-      this.drop(`the other side sent pings and did not read the pongs (${this.unsentPongs} unsent, ${this.ws.bufferedAmount} bytes behind)`);
+    const behind = this.ws.bufferedAmount + this.batchBytes;
+    if (this.unsentPongs >= MAX_UNSENT_PONGS || behind > this.options.maxBacklogBytes) {
+      this.drop(`the other side sent pings and did not read the pongs (${this.unsentPongs} unsent, ${behind} bytes behind)`);
       return;
     }
     this.unsentPongs += 1;
@@ -135,6 +209,12 @@ export class WebSocketLink {
 
   private readonly release = (): void => {
     this.gathering = false;
+    // A link closed meanwhile sends nothing more: what it had gathered is dropped, as `ws` would.
+    if (this.open) this.flush();
+    else {
+      this.batch = [];
+      this.batchBytes = 0;
+    }
     this.socket.uncork();
   };
 
@@ -164,7 +244,8 @@ export const TAKEN: HttpResponse = { status: 101, headers: {}, body: '' };
  * Completes the server's side of the handshake for `request` (§4.2): the WebSocket link, or the
  * HTTP error that names what is wrong with the request. Every rule is checked here, before `ws`
  * sees the request (it would take version 8, or a list of subprotocols), and `ws` is shown only
- * what was decided: version 13, the key, our subprotocol alone, no extensions.
+ * what was decided: version 13, the key, the one subprotocol picked (the first of ours the client
+ * offered: v2 from a dialler that speaks it, v1 from an older one), no extensions.
  */
 export function acceptLink(request: UpgradeRequest, options: LinkOptions): WebSocketLink | HttpResponse {
   const upgrade = request.upgrade;
@@ -178,8 +259,10 @@ export function acceptLink(request: UpgradeRequest, options: LinkOptions): WebSo
   const key = request.headers['sec-websocket-key'];
   if (key === undefined || !/^[A-Za-z0-9+/]{22}==$/.test(key)) return statusError(400, 'INVALID_ARGUMENT', 'Sec-WebSocket-Key is not 16 bytes in base64');
   const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((name) => name.trim());
-  if (!offered.includes(RELAY_PROTOCOL)) return statusError(400, 'INVALID_ARGUMENT', `this WebSocket speaks the subprotocol ${RELAY_PROTOCOL}; offer it in Sec-WebSocket-Protocol`);
-  const decided = { method: 'GET', headers: { upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': key, 'sec-websocket-protocol': RELAY_PROTOCOL } };
+  const ours = spoken(options);
+  const picked = ours.find((name) => offered.includes(name));
+  if (picked === undefined) return statusError(400, 'INVALID_ARGUMENT', `this WebSocket speaks the subprotocol ${[...ours].sort().join(' or ')}; offer it in Sec-WebSocket-Protocol`);
+  const decided = { method: 'GET', headers: { upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': key, 'sec-websocket-protocol': picked } };
   const server: ServerOptions = { noServer: true, clientTracking: false, ...settings(options) };
   const { socket, head } = upgrade;
   let link: WebSocketLink | undefined;
@@ -192,14 +275,15 @@ export function acceptLink(request: UpgradeRequest, options: LinkOptions): WebSo
 export type Dialled = { link: WebSocketLink } | { response: IncomingMessage };
 
 /**
- * Dials `url` asking for a WebSocket with the relay's subprotocol, and also accepting an event
- * stream, so that a server (or a proxy in between) that does not upgrade still answers.
+ * Dials `url` asking for a WebSocket with the relay's subprotocols (the batched one first), and
+ * also accepting an event stream, so that a server (or a proxy in between) that does not upgrade
+ * still answers. A server that picks a subprotocol not offered, or none, is refused.
  */
 export function dialLink(url: string, headers: Record<string, string>, options: LinkOptions, signal: AbortSignal): Promise<Dialled> {
   if (signal.aborted) return Promise.reject(new Error('the dial was aborted'));
   return new Promise((resolve, reject) => {
     const client: ClientOptions = { headers: { ...headers, accept: 'text/event-stream' }, followRedirects: false, ...settings(options) };
-    const ws = new WebSocket(url, [RELAY_PROTOCOL], client);
+    const ws = new WebSocket(url, spoken(options), client);
     const abort = (): void => ws.terminate();
     signal.addEventListener('abort', abort, { once: true });
     let socket: Socket | undefined;
