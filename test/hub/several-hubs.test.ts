@@ -11,7 +11,7 @@ import { Hub } from '../../src/hub/hub.js';
 import { listen, type Listening } from '../../src/net/node-http.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
-import { freePort, startAgent, startHub as startHubProcess, until } from './hub-processes.js';
+import { freePort, healthOf, startAgent, startHub as startHubProcess, until } from './hub-processes.js';
 
 const open: { close(): unknown }[] = [];
 afterEach(async () => {
@@ -50,6 +50,9 @@ async function send(url: string, text: string): Promise<string> {
   return body.result?.task?.artifacts?.[0]?.parts[0]?.text ?? JSON.stringify(body);
 }
 
+/** Waits until the hub at `url` has the agent registered and up: its hello comes a little before that. */
+const upAt = (url: string): Promise<true> => until(async () => ((await healthOf(url, 'echo'))?.up === true ? true : undefined), 10_000, `the agent to be up at ${url}`);
+
 /** A URL where nothing listens: a hub that was closed. */
 async function deadHub(): Promise<string> {
   const { url, hub, server } = await startHub();
@@ -68,6 +71,7 @@ describe('an agent given several hubs', () => {
     expect(connection.hubUrl).toBe(alive.url);
     expect(lines[0]).toContain(`cannot reach the hub ${dead}`);
     expect(lines[0]).toContain(`trying ${alive.url}`);
+    await upAt(alive.url);
     expect(await send(alive.url, 'one')).toBe('echo: one');
   });
 
@@ -78,11 +82,13 @@ describe('an agent given several hubs', () => {
     const connection = echoAgent([first.url, second.url], lines);
     await connection.ready();
     expect(connection.hubUrl).toBe(first.url);
+    await upAt(first.url);
     expect(await send(first.url, 'before')).toBe('echo: before');
     first.hub.close();
     await first.server.close();
     // Up again at the second hub long before the 10-minute pause a failed round would cost.
     await until(() => (connection.connected && connection.hubUrl === second.url ? true : undefined), 10_000, 'the agent to dial the second hub');
+    await upAt(second.url);
     expect(await send(second.url, 'after')).toBe('echo: after');
     expect(lines.some((line) => line.startsWith(`the hub ${first.url} closed the connection; dialling ${second.url}`))).toBe(true);
   });
@@ -107,6 +113,7 @@ describe('serve --hub A,B', () => {
     try {
       expect(agent.info.hub).toBe(hub.url);
       expect(agent.stderr()).toContain(`cannot reach the hub ${dead}`);
+      await upAt(hub.url);
       expect(await send(hub.url, 'echo second')).toBe('echo: second');
     } finally {
       agent.child.kill('SIGKILL');
