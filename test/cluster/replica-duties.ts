@@ -1,6 +1,7 @@
 // What replicas do once for all of them: a send retried under one Idempotency-Key starts the work
 // once, a push notification is sent once, retention runs on one replica, and a dead replica's
-// tasks are ended by a survivor, whose subscribers hear of it. Run on the in-process bus and on NATS.
+// tasks are ended by a survivor, whose subscribers hear of it. Run on the in-process bus and on NATS,
+// on one MemoryTaskStore or on PostgreSQL (`stores`).
 import { afterEach, describe, expect, it } from 'vitest';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
@@ -10,17 +11,17 @@ import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { textOf, type Task } from '../../src/model/task.js';
 import { makeTask } from '../contracts/task-store.js';
 import { eventually, startWebhook } from '../fixtures/webhook.js';
-import { clusterFixture, collect, message, shown, until, type Connect, type Replica } from './replica-fixture.js';
+import { clusterFixture, collect, message, shown, until, type Connect, type Replica, type ReplicaStore, type SharedStores } from './replica-fixture.js';
 
-export function replicaDuties(name: string, connect: Connect): void {
+export function replicaDuties(name: string, connect: Connect, stores?: SharedStores): void {
   describe(`replicas on ${name}: done once for all`, () => {
-    const cluster = clusterFixture(connect);
+    const cluster = clusterFixture(connect, stores);
     const senders: PushSender[] = [];
     afterEach(async () => {
       await Promise.all(senders.splice(0).map((push) => push.close()));
     });
     const pushFor = async (replica: Replica, claimLeaseMs?: number): Promise<PushSender> => {
-      const push = await startPushSender({ agent: replica.agent, store: replica.agent.store as MemoryTaskStore, allowPrivateNetworks: true, retryBaseMs: 100, maxAttempts: 50, random: () => 0, ...(claimLeaseMs === undefined ? {} : { claimLeaseMs }) });
+      const push = await startPushSender({ agent: replica.agent, store: replica.agent.store as ReplicaStore, allowPrivateNetworks: true, retryBaseMs: 100, maxAttempts: 50, random: () => 0, ...(claimLeaseMs === undefined ? {} : { claimLeaseMs }) });
       senders.push(push);
       return push;
     };
