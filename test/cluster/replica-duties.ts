@@ -59,6 +59,20 @@ export function replicaDuties(name: string, connect: Connect, stores?: SharedSto
       expect(await cluster.store().findIdempotent('key:order-2')).toMatchObject({ taskId: made.id });
     });
 
+    it('makes the task on B for a key A claimed and died holding before it saved the task', async () => {
+      const a = await cluster.replica('a', { leaseMs: 300 });
+      const b = await cluster.replica('b', { leaseMs: 300 });
+      const sent = message('plain work');
+      // A's send never returns: A dies in beforeStart, between its claim and its task's first save.
+      void a.agent.send(sent, { idempotencyKey: 'order-3', beforeStart: () => new Promise(() => undefined) });
+      await eventually(async () => expect(await cluster.store().findIdempotent('key:order-3')).toBeDefined());
+      await a.kill();
+      const made = await b.agent.send({ ...sent, messageId: 'retry' }, { idempotencyKey: 'order-3' });
+      expect(made.status.state).toBe('completed');
+      expect(cluster.runs).toEqual(['b:plain work']);
+      expect(await cluster.store().findIdempotent('key:order-3')).toMatchObject({ taskId: made.id });
+    });
+
     it('sends each push notification once, though every replica sends what the outbox holds', async () => {
       const hook = await startWebhook((n) => (n < 2 ? 500 : 200));
       const a = await cluster.replica('a');
