@@ -43,9 +43,10 @@ export interface ClusterStore {
   releaseKey(key: string, owner: string | undefined, taskId: string): Promise<void>;
   /**
    * Takes up to `limit` outbox deliveries for `replica` to send, by `seq`: none that another
-   * replica holds under an unexpired claim (its own claims come back to it, renewed). A claim
-   * lasts `leaseMs`; a replica that dies with deliveries claimed gives them back by letting the
-   * claim run out.
+   * replica holds under an unexpired claim (its own claims come back to it, renewed). Every claim
+   * `replica` holds is renewed, also those past the first `limit`, which are not handed back: a
+   * replica with a long queue keeps it. A claim lasts `leaseMs`; a replica that dies with
+   * deliveries claimed gives them back by letting the claim run out.
    */
   claimDeliveries(replica: string, limit: number, leaseMs: number): Promise<PendingDelivery[]>;
   /**

@@ -73,16 +73,22 @@ export class MemoryCluster {
     return [...this.runners].filter(([, runner]) => runner === replica).map(([taskId]) => taskId);
   }
 
-  /** Takes up to `limit` of `outbox` (in `seq` order) that no other replica holds now. */
+  /**
+   * Takes up to `limit` of `outbox` (in `seq` order) that no other replica holds now, and renews
+   * every claim `replica` holds beyond them.
+   */
   claim(outbox: Iterable<PendingDelivery>, replica: string, limit: number, leaseMs: number): PendingDelivery[] {
     const now = this.now().getTime();
+    const until = now + leaseMs;
     const taken: PendingDelivery[] = [];
     for (const delivery of outbox) {
-      if (taken.length >= limit) break;
       const held = this.claims.get(delivery.seq);
-      if (held !== undefined && held.holder !== replica && held.until > now) continue;
-      this.claims.set(delivery.seq, { holder: replica, until: now + leaseMs });
-      taken.push({ ...delivery });
+      const mine = held?.holder === replica;
+      if (held !== undefined && !mine && held.until > now) continue;
+      if (taken.length < limit) {
+        this.claims.set(delivery.seq, { holder: replica, until });
+        taken.push({ ...delivery });
+      } else if (mine) held.until = until;
     }
     return taken;
   }

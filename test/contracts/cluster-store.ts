@@ -147,6 +147,19 @@ export function clusterStoreContract(name: string, open: () => Promise<Store> | 
       expect(await s.claimDeliveries('b', 10, 60_000)).toEqual([]);
     });
 
+    it('renews every claim of a replica, also those past the `limit` it takes at a time', async () => {
+      const [a, b] = await twoReplicas();
+      await a.addDeliveries([1, 2, 3, 4, 5].map((n) => ({ taskId: 't-1', configId: 'c', body: `{"n":${n}}` })));
+      const seqs = (list: { seq: number }[]) => list.map((d) => d.seq);
+      const all = seqs(await a.pendingDeliveries());
+      expect(seqs(await a.claimDeliveries('alpha', 5, 200))).toEqual(all);
+      expect(seqs(await a.claimDeliveries('alpha', 2, LONG))).toEqual(all.slice(0, 2));
+      // Past the first claims' lease: none has run out, the last three included.
+      await pause(300);
+      expect(await b.claimDeliveries('beta', 10, LONG)).toEqual([]);
+      expect(seqs(await a.claimDeliveries('alpha', 10, LONG))).toEqual(all);
+    });
+
     it('never hands a delivery to two replicas claiming at once', async () => {
       const s = await stores.open();
       await s.addDeliveries(Array.from({ length: 20 }, (_, n) => ({ taskId: 't-1', configId: 'c', body: `{"n":${n}}` })));
