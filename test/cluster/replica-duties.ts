@@ -32,6 +32,8 @@ export function replicaDuties(name: string, connect: Connect, stores?: SharedSto
       const both = Promise.all([a.agent.send(sent, { idempotencyKey: 'order-1', owner: 'alice' }), b.agent.send({ ...sent, messageId: 'retry' }, { idempotencyKey: 'order-1', owner: 'alice' })]);
       await eventually(() => expect(cluster.runs).toHaveLength(1));
       const streamed = collect(await b.agent.stream({ ...sent, messageId: 'retry-2' }, { idempotencyKey: 'order-1', owner: 'alice' }));
+      // The stream opens with the task as stored when it is read (on PostgreSQL, a moment later).
+      await eventually(() => expect(streamed.events).toHaveLength(1));
       cluster.steps.go('k1#1');
       const [first, second] = await both;
       expect(first.id).toBe(second.id);
