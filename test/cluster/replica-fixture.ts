@@ -54,6 +54,8 @@ export interface Replica {
 
 export interface ReplicaOptions extends Partial<Omit<ClusterOptions, 'replica' | 'bus'>> {
   retention?: RetentionRules;
+  /** The replica's clock (its timestamps and retention's deadlines); the store keeps its own. */
+  now?: () => Date;
 }
 
 /** Holds handlers until the test lets them go on, one step at a time. */
@@ -118,13 +120,14 @@ export function clusterFixture(connect: Connect, stores: SharedStores = memorySt
         return (...args: unknown[]) => (dead ? new Promise(() => undefined) : (value as (...a: unknown[]) => unknown).apply(target, args));
       },
     });
-    const { retention, ...cluster } = options;
+    const { retention, now, ...cluster } = options;
     const agent = createAgent({
       card: jiajiaCard(),
       store,
       // Every test relies on notices; the one about lost notices sets a short check of its own.
       cluster: { replica: name, bus, leaseMs: 1_500, checkMs: 60_000, ...cluster },
       ...(retention === undefined ? {} : { retention }),
+      ...(now === undefined ? {} : { now }),
       onError: () => undefined,
       onTask: (task, ctx) => {
         runs.push(`${name}:${task.text}`);
