@@ -118,7 +118,7 @@ const CLAIM_TRIES = 5;
  */
 export async function claimKey(replica: Replica, key: SendKey, owner: string | undefined, id: string): Promise<Claim> {
   for (let tries = 1; ; tries += 1) {
-    const claim = await replica.store.claimKey(key.key, owner, key.fingerprint, id);
+    const claim = await replica.store.claimKey(key.key, owner, key.fingerprint, id, replica.name);
     if (claim.won) return { key };
     if (claim.taskId === undefined) return { key: undefined };
     if (claim.fingerprint !== key.fingerprint) {

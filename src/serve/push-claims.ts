@@ -9,7 +9,10 @@
 import type { ClusterStore } from '../store/cluster-store.js';
 import type { PendingDelivery } from '../store/push-store.js';
 
-/** Deliveries claimed at once: more than a replica sends in a lease, so that its own claims are all renewed. */
+/**
+ * Deliveries a sweep takes at most, its own claims handed back included, so that one replica
+ * does not take the whole outbox (the store renews all its claims, however many, at each sweep).
+ */
 const CLAIM_BATCH = 1000;
 
 export class PushClaims {

@@ -26,23 +26,27 @@ export interface ClusterStore {
    * Ends, as failed with `reason`, every task `replica` was running and had not ended, and
    * forgets the replica; returns those tasks (with their new status). Done by one survivor only:
    * a second call for the same replica returns nothing. Each failure joins the task's event log,
-   * as `recoverInterrupted`'s do.
+   * as `recoverInterrupted`'s do. The keys `replica` claimed for tasks it never saved are given
+   * back too (as `releaseKey` does): a retry of such a send makes its task after all.
    */
   failTasksOf(replica: string, reason: string): Promise<Task[]>;
   /** The replica running task `taskId` (recorded by `save` with `SaveExtras.runner`), if any. */
   runnerOf(taskId: string): Promise<string | undefined>;
   /**
-   * Claims `key` in `owner`'s scope for the task `taskId` about to be made, before its handler
-   * starts: of two replicas claiming the same key at the same instant, exactly one wins.
+   * Claims `key` in `owner`'s scope for the task `taskId` that `replica` is about to make, before
+   * its handler starts: of two replicas claiming the same key at the same instant, exactly one
+   * wins. The claim names `replica` until the task's first save (with the key) is stored, so that
+   * if `replica` dies before then, `failTasksOf` gives the key back instead of leaving it held.
    */
-  claimKey(key: string, owner: string | undefined, fingerprint: string, taskId: string): Promise<KeyClaim>;
+  claimKey(key: string, owner: string | undefined, fingerprint: string, taskId: string, replica: string): Promise<KeyClaim>;
   /** Gives back a claim whose task was never made (refused before it started). */
   releaseKey(key: string, owner: string | undefined, taskId: string): Promise<void>;
   /**
    * Takes up to `limit` outbox deliveries for `replica` to send, by `seq`: none that another
-   * replica holds under an unexpired claim (its own claims come back to it, renewed). A claim
-   * lasts `leaseMs`; a replica that dies with deliveries claimed gives them back by letting the
-   * claim run out.
+   * replica holds under an unexpired claim (its own claims come back to it, renewed). Every claim
+   * `replica` holds is renewed, also those past the first `limit`, which are not handed back: a
+   * replica with a long queue keeps it. A claim lasts `leaseMs`; a replica that dies with
+   * deliveries claimed gives them back by letting the claim run out.
    */
   claimDeliveries(replica: string, limit: number, leaseMs: number): Promise<PendingDelivery[]>;
   /**

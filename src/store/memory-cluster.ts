@@ -1,5 +1,6 @@
 // What MemoryTaskStore keeps for replicas that share it (ClusterStore): the replicas' leases, the
-// runner of each task, the leaders of once-per-cluster jobs and the claims on outbox deliveries.
+// runner of each task, the leaders of once-per-cluster jobs, the claims on outbox deliveries and
+// the idempotency keys claimed for tasks not saved yet.
 // Several agents in one process on one MemoryTaskStore are replicas of one agent this way.
 
 import type { PendingDelivery } from './push-store.js';
@@ -9,6 +10,13 @@ interface Lease {
   until: number;
 }
 
+/** A key a replica claimed for a task it has not saved yet. */
+export interface KeyClaimant {
+  key: string;
+  owner: string | undefined;
+  replica: string;
+}
+
 export class MemoryCluster {
   /** Each replica's lease: it is alive until then. */
   private readonly alive = new Map<string, number>();
@@ -16,6 +24,8 @@ export class MemoryCluster {
   private readonly leaders = new Map<string, Lease>();
   /** Claims on outbox deliveries, by `seq`. */
   private readonly claims = new Map<number, Lease>();
+  /** Keys claimed for tasks not saved yet, by task id. */
+  private readonly claimants = new Map<string, KeyClaimant>();
 
   constructor(private readonly now: () => Date) {}
 
@@ -32,9 +42,26 @@ export class MemoryCluster {
     this.alive.delete(replica);
   }
 
-  /** Records the runner of a task, on the first save that names one. */
+  /** Records the runner of a task, on the first save that names one; the task's key claim is done with. */
   ran(taskId: string, replica: string | undefined): void {
+    this.claimants.delete(taskId);
     if (replica !== undefined && !this.runners.has(taskId)) this.runners.set(taskId, replica);
+  }
+
+  /** Records who claimed a key for task `taskId`, until the task is saved or the key given back. */
+  claimedKey(taskId: string, claimant: KeyClaimant): void {
+    this.claimants.set(taskId, claimant);
+  }
+
+  releasedKey(taskId: string): void {
+    this.claimants.delete(taskId);
+  }
+
+  /** Forgets, and returns, the keys `replica` claimed for tasks it never saved, by task id. */
+  takeClaimsOf(replica: string): [string, KeyClaimant][] {
+    const taken = [...this.claimants].filter(([, claimant]) => claimant.replica === replica);
+    for (const [taskId] of taken) this.claimants.delete(taskId);
+    return taken;
   }
 
   runnerOf(taskId: string): string | undefined {
@@ -46,16 +73,22 @@ export class MemoryCluster {
     return [...this.runners].filter(([, runner]) => runner === replica).map(([taskId]) => taskId);
   }
 
-  /** Takes up to `limit` of `outbox` (in `seq` order) that no other replica holds now. */
+  /**
+   * Takes up to `limit` of `outbox` (in `seq` order) that no other replica holds now, and renews
+   * every claim `replica` holds beyond them.
+   */
   claim(outbox: Iterable<PendingDelivery>, replica: string, limit: number, leaseMs: number): PendingDelivery[] {
     const now = this.now().getTime();
+    const until = now + leaseMs;
     const taken: PendingDelivery[] = [];
     for (const delivery of outbox) {
-      if (taken.length >= limit) break;
       const held = this.claims.get(delivery.seq);
-      if (held !== undefined && held.holder !== replica && held.until > now) continue;
-      this.claims.set(delivery.seq, { holder: replica, until: now + leaseMs });
-      taken.push({ ...delivery });
+      const mine = held?.holder === replica;
+      if (held !== undefined && !mine && held.until > now) continue;
+      if (taken.length < limit) {
+        this.claims.set(delivery.seq, { holder: replica, until });
+        taken.push({ ...delivery });
+      } else if (mine) held.until = until;
     }
     return taken;
   }
@@ -82,5 +115,6 @@ export class MemoryCluster {
     this.runners.clear();
     this.leaders.clear();
     this.claims.clear();
+    this.claimants.clear();
   }
 }

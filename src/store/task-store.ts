@@ -149,6 +149,7 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore, Cl
 
   async failTasksOf(replica: string, reason: string): Promise<Task[]> {
     this.cluster.forget(replica);
+    for (const [taskId, claim] of this.cluster.takeClaimsOf(replica)) this.log.release(claim.key, claim.owner, taskId);
     const running = this.cluster.tasksOf(replica).map((id) => this.tasks.get(id));
     return this.failUnended(running.filter((t) => t !== undefined), reason);
   }
@@ -157,13 +158,16 @@ export class MemoryTaskStore implements TaskStore, PushStore, RetentionStore, Cl
     return this.cluster.runnerOf(taskId);
   }
 
-  async claimKey(key: string, owner: string | undefined, fingerprint: string, taskId: string): Promise<KeyClaim> {
+  async claimKey(key: string, owner: string | undefined, fingerprint: string, taskId: string, replica: string): Promise<KeyClaim> {
     const held = this.log.claim(key, owner, fingerprint, taskId, this.now());
-    return held === undefined ? { won: true } : { won: false, taskId: held.taskId, fingerprint: held.fingerprint };
+    if (held !== undefined) return { won: false, taskId: held.taskId, fingerprint: held.fingerprint };
+    if (!this.tasks.has(taskId)) this.cluster.claimedKey(taskId, { key, owner, replica });
+    return { won: true };
   }
 
   async releaseKey(key: string, owner: string | undefined, taskId: string): Promise<void> {
     this.log.release(key, owner, taskId);
+    this.cluster.releasedKey(taskId);
   }
 
   async claimDeliveries(replica: string, limit: number, leaseMs: number): Promise<PendingDelivery[]> {

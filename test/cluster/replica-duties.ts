@@ -1,6 +1,7 @@
 // What replicas do once for all of them: a send retried under one Idempotency-Key starts the work
 // once, a push notification is sent once, retention runs on one replica, and a dead replica's
-// tasks are ended by a survivor, whose subscribers hear of it. Run on the in-process bus and on NATS.
+// tasks are ended by a survivor, whose subscribers hear of it. Run on the in-process bus and on NATS,
+// on one MemoryTaskStore or on PostgreSQL (`stores`).
 import { afterEach, describe, expect, it } from 'vitest';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
@@ -10,17 +11,17 @@ import { MemoryTaskStore } from '../../src/store/task-store.js';
 import { textOf, type Task } from '../../src/model/task.js';
 import { makeTask } from '../contracts/task-store.js';
 import { eventually, startWebhook } from '../fixtures/webhook.js';
-import { clusterFixture, collect, message, shown, until, type Connect, type Replica } from './replica-fixture.js';
+import { clusterFixture, collect, message, shown, until, type Connect, type Replica, type ReplicaStore, type SharedStores } from './replica-fixture.js';
 
-export function replicaDuties(name: string, connect: Connect): void {
+export function replicaDuties(name: string, connect: Connect, stores?: SharedStores): void {
   describe(`replicas on ${name}: done once for all`, () => {
-    const cluster = clusterFixture(connect);
+    const cluster = clusterFixture(connect, stores);
     const senders: PushSender[] = [];
     afterEach(async () => {
       await Promise.all(senders.splice(0).map((push) => push.close()));
     });
     const pushFor = async (replica: Replica, claimLeaseMs?: number): Promise<PushSender> => {
-      const push = await startPushSender({ agent: replica.agent, store: replica.agent.store as MemoryTaskStore, allowPrivateNetworks: true, retryBaseMs: 100, maxAttempts: 50, random: () => 0, ...(claimLeaseMs === undefined ? {} : { claimLeaseMs }) });
+      const push = await startPushSender({ agent: replica.agent, store: replica.agent.store as ReplicaStore, allowPrivateNetworks: true, retryBaseMs: 100, maxAttempts: 50, random: () => 0, ...(claimLeaseMs === undefined ? {} : { claimLeaseMs }) });
       senders.push(push);
       return push;
     };
@@ -31,6 +32,8 @@ export function replicaDuties(name: string, connect: Connect): void {
       const both = Promise.all([a.agent.send(sent, { idempotencyKey: 'order-1', owner: 'alice' }), b.agent.send({ ...sent, messageId: 'retry' }, { idempotencyKey: 'order-1', owner: 'alice' })]);
       await eventually(() => expect(cluster.runs).toHaveLength(1));
       const streamed = collect(await b.agent.stream({ ...sent, messageId: 'retry-2' }, { idempotencyKey: 'order-1', owner: 'alice' }));
+      // The stream opens with the task as stored when it is read (on PostgreSQL, a moment later).
+      await eventually(() => expect(streamed.events).toHaveLength(1));
       cluster.steps.go('k1#1');
       const [first, second] = await both;
       expect(first.id).toBe(second.id);
@@ -56,6 +59,20 @@ export function replicaDuties(name: string, connect: Connect): void {
       expect(made.status.state).toBe('completed');
       expect(cluster.runs).toEqual(['b:plain work']);
       expect(await cluster.store().findIdempotent('key:order-2')).toMatchObject({ taskId: made.id });
+    });
+
+    it('makes the task on B for a key A claimed and died holding before it saved the task', async () => {
+      const a = await cluster.replica('a', { leaseMs: 300 });
+      const b = await cluster.replica('b', { leaseMs: 300 });
+      const sent = message('plain work');
+      // A's send never returns: A dies in beforeStart, between its claim and its task's first save.
+      void a.agent.send(sent, { idempotencyKey: 'order-3', beforeStart: () => new Promise(() => undefined) });
+      await eventually(async () => expect(await cluster.store().findIdempotent('key:order-3')).toBeDefined());
+      await a.kill();
+      const made = await b.agent.send({ ...sent, messageId: 'retry' }, { idempotencyKey: 'order-3' });
+      expect(made.status.state).toBe('completed');
+      expect(cluster.runs).toEqual(['b:plain work']);
+      expect(await cluster.store().findIdempotent('key:order-3')).toMatchObject({ taskId: made.id });
     });
 
     it('sends each push notification once, though every replica sends what the outbox holds', async () => {
@@ -92,7 +109,10 @@ export function replicaDuties(name: string, connect: Connect): void {
     it('runs retention on the replica that leads it only', async () => {
       const rules = { taskTtlMs: 60_000 };
       const a = await cluster.replica('a', { retention: rules, leaseMs: 60_000 });
+      // A's first pass (as it starts) takes the lead before B starts; B's finds it taken.
+      expect(await a.agent.retention?.prune()).toEqual({ ended: 0, deleted: 0 });
       const b = await cluster.replica('b', { retention: rules, leaseMs: 60_000 });
+      expect(await b.agent.retention?.prune()).toEqual({ ended: 0, deleted: 0 });
       const old = (id: string) => cluster.store().save(makeTask({ id, state: 'completed', at: '2020-01-01T00:00:00.000Z' }));
       await old('old-1');
       expect(await a.agent.retention?.prune()).toEqual({ ended: 0, deleted: 1 });
@@ -103,14 +123,16 @@ export function replicaDuties(name: string, connect: Connect): void {
     });
 
     it('ends a task waiting too long on another replica where it runs: its handler’s ask gives up', async () => {
-      const b = await cluster.replica('b', { retention: { inputTimeoutMs: 1 }, leaseMs: 60_000 });
+      // B's clock is an hour ahead: to B, a task that has just asked has waited an hour. Its
+      // passes are 10 minutes apart: the one it makes as it starts, and then the test's.
+      const b = await cluster.replica('b', { retention: { inputTimeoutMs: 600_000 }, leaseMs: 60_000, now: () => new Date(Date.now() + 3_600_000) });
+      expect(await b.agent.retention?.prune()).toEqual({ ended: 0, deleted: 0 });
       const a = await cluster.replica('a');
       const asked = await a.agent.send(message('ask'));
-      await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await b.agent.retention?.prune()).toEqual({ ended: 1, deleted: 0 });
       const ended = await a.agent.getTask(asked.id);
       expect(ended.status.state).toBe('failed');
-      expect(textOf(ended.status.message as Task['history'][number])).toMatch(/^Waited 1 ?ms for a reply/);
+      expect(textOf(ended.status.message as Task['history'][number])).toMatch(/^Waited 10m for a reply/);
       expect(a.agent.subscribers(asked.id)).toBe(0);
       await expect(b.agent.send(message('too late', { taskId: asked.id }))).rejects.toMatchObject({ code: 'UNSUPPORTED_OPERATION' });
     });

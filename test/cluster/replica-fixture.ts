@@ -1,7 +1,8 @@
-// Replicas of one agent in one process for the cluster suites: agents on one shared
-// MemoryTaskStore (the database they share), each with its own connection to a bus under a
-// prefix of the test's own. A replica can be killed: its store calls then never return and its bus
-// connection drops, as when its process dies; it is never closed after that.
+// Replicas of one agent in one process for the cluster suites: agents on one database they share
+// (one MemoryTaskStore, or a handle of each replica's own on one PostgreSQL schema: see
+// `SharedStores`), each with its own connection to a bus under a prefix of the test's own. A
+// replica can be killed: its store calls then never return, its handle is closed and its bus
+// connection drops, as when its process dies; it is never shut down after that.
 import { randomUUID } from 'node:crypto';
 import { afterEach } from 'vitest';
 import type { Bus } from '../../src/cluster/bus.js';
@@ -9,10 +10,39 @@ import { jiajiaCard } from '../../src/card/examples.js';
 import { textOf, type Task, type TaskEvent, type TaskMessage } from '../../src/model/task.js';
 import type { RetentionRules } from '../../src/model/retention.js';
 import { createAgent, type Agent, type ClusterOptions, type TaskContext } from '../../src/runtime/agent.js';
-import { MemoryTaskStore } from '../../src/store/task-store.js';
+import type { ClusterStore } from '../../src/store/cluster-store.js';
+import type { PushStore } from '../../src/store/push-store.js';
+import type { RetentionStore } from '../../src/store/retention-store.js';
+import { MemoryTaskStore, type TaskStore } from '../../src/store/task-store.js';
 
 /** Makes a connection to the cluster under `prefix`. */
 export type Connect = (prefix: string) => Promise<Bus>;
+
+/** What a replica keeps its tasks in: every contract the runtime and the push sender use. */
+export type ReplicaStore = TaskStore & PushStore & RetentionStore & ClusterStore;
+
+/** One database that the replicas of one test share. */
+export interface SharedStore {
+  /** The test's own handle, to look at (and plant) what the replicas store. */
+  view: ReplicaStore;
+  /** A handle for one more replica, as its process would open one: its close is its own. */
+  open(): Promise<ReplicaStore>;
+  /** Closes the view and lets the database go, once every replica's handle is closed. */
+  close(): Promise<void>;
+}
+
+/** Makes the database of one test. */
+export type SharedStores = () => Promise<SharedStore>;
+
+/**
+ * One MemoryTaskStore for all: every replica's handle is the store itself, whose close does
+ * nothing (the database outlives each replica: only the test closes it).
+ */
+export const memoryStores: SharedStores = async () => {
+  const store = new MemoryTaskStore();
+  const handle = new Proxy(store, { get: (target, key) => (key === 'close' ? async () => undefined : Reflect.get(target, key)) });
+  return { view: store, open: async () => handle, close: () => store.close() };
+};
 
 export interface Replica {
   name: string;
@@ -24,6 +54,8 @@ export interface Replica {
 
 export interface ReplicaOptions extends Partial<Omit<ClusterOptions, 'replica' | 'bus'>> {
   retention?: RetentionRules;
+  /** The replica's clock (its timestamps and retention's deadlines); the store keeps its own. */
+  now?: () => Date;
 }
 
 /** Holds handlers until the test lets them go on, one step at a time. */
@@ -45,21 +77,28 @@ export class Steps {
 }
 
 /**
- * One cluster per test: `replica()` adds one more replica, running the scripted handler below.
- * `runs` lists each start of a handler as `replica:text`: the work done.
+ * One cluster per test: `replica()` adds one more replica, running the scripted handler below,
+ * on a handle of its own on the test's database (made by `stores` with the first replica);
+ * `store()` is the test's view of that database. `runs` lists each start of a handler as
+ * `replica:text`: the work done.
  */
-export function clusterFixture(connect: Connect) {
-  let store = new MemoryTaskStore();
+export function clusterFixture(connect: Connect, stores: SharedStores = memoryStores) {
+  let shared: Promise<SharedStore> | undefined;
+  let view: ReplicaStore | undefined;
   let prefix = '';
   let live: Replica[] = [];
   const buses: Bus[] = [];
+  /** The handles of killed replicas, closing in the background as their connections drop. */
+  const dropped: Promise<void>[] = [];
   const runs: string[] = [];
   const steps = new Steps();
   afterEach(async () => {
     await Promise.all(live.map((r) => r.agent.shutdown()));
     await Promise.all(buses.splice(0).map((bus) => bus.close()));
-    await store.close();
-    store = new MemoryTaskStore();
+    await Promise.all(dropped.splice(0));
+    await (await shared)?.close();
+    shared = undefined;
+    view = undefined;
     prefix = '';
     live = [];
     runs.length = 0;
@@ -67,26 +106,28 @@ export function clusterFixture(connect: Connect) {
 
   async function replica(name: string, options: ReplicaOptions = {}): Promise<Replica> {
     prefix ||= `test.${randomUUID()}`;
+    shared ??= stores();
+    const database = await shared;
+    view = database.view;
+    const handle = await database.open();
     const bus = await connect(prefix);
     buses.push(bus);
     let dead = false;
-    const shared = store;
-    const view = new Proxy(shared, {
+    const store = new Proxy(handle, {
       get(target, key) {
         const value = Reflect.get(target, key) as unknown;
         if (typeof value !== 'function') return value;
-        // The database outlives each replica: only the test closes it.
-        if (key === 'close') return async () => undefined;
         return (...args: unknown[]) => (dead ? new Promise(() => undefined) : (value as (...a: unknown[]) => unknown).apply(target, args));
       },
     });
-    const { retention, ...cluster } = options;
+    const { retention, now, ...cluster } = options;
     const agent = createAgent({
       card: jiajiaCard(),
-      store: view,
+      store,
       // Every test relies on notices; the one about lost notices sets a short check of its own.
       cluster: { replica: name, bus, leaseMs: 1_500, checkMs: 60_000, ...cluster },
       ...(retention === undefined ? {} : { retention }),
+      ...(now === undefined ? {} : { now }),
       onError: () => undefined,
       onTask: (task, ctx) => {
         runs.push(`${name}:${task.text}`);
@@ -101,6 +142,8 @@ export function clusterFixture(connect: Connect) {
       async kill() {
         dead = true;
         live = live.filter((r) => r !== made);
+        // Its connections drop once what it has sent is answered; what it had yet to send is lost.
+        dropped.push(handle.close().catch(() => undefined));
         await bus.close();
       },
     };
@@ -108,7 +151,13 @@ export function clusterFixture(connect: Connect) {
     return made;
   }
 
-  return { replica, runs, steps, store: () => store };
+  /** The test's view of the database (there is one once the first replica is made). */
+  function store(): ReplicaStore {
+    if (view === undefined) throw new Error('the test has no database before its first replica');
+    return view;
+  }
+
+  return { replica, runs, steps, store };
 }
 
 /**

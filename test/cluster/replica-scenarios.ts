@@ -1,14 +1,14 @@
 // What a client sees of replicas behind a load balancer: a task started on one replica is read,
 // listed, followed, resumed, cancelled and continued on another, as on one server. Run on the
-// in-process bus and on NATS (`connect`).
+// in-process bus and on NATS (`connect`), on one MemoryTaskStore or on PostgreSQL (`stores`).
 import { describe, expect, it } from 'vitest';
 import { textOf } from '../../src/model/task.js';
-import { clusterFixture, collect, message, shown, until, type Connect } from './replica-fixture.js';
+import { clusterFixture, collect, message, shown, until, type Connect, type SharedStores } from './replica-fixture.js';
 import { eventually } from '../fixtures/webhook.js';
 
-export function replicaScenarios(name: string, connect: Connect): void {
+export function replicaScenarios(name: string, connect: Connect, stores?: SharedStores): void {
   describe(`replicas on ${name}: one task, any replica`, () => {
-    const cluster = clusterFixture(connect);
+    const cluster = clusterFixture(connect, stores);
 
     it('reads and lists on B a task running on A, as stored', async () => {
       const [a, b] = [await cluster.replica('a'), await cluster.replica('b')];

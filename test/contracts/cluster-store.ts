@@ -85,28 +85,49 @@ export function clusterStoreContract(name: string, open: () => Promise<Store> | 
 
     it('gives a key to one claim, in its owner’s scope, until it is given back', async () => {
       const s = await stores.open();
-      expect(await s.claimKey('k', 'alice', 'f1', 'task-1')).toEqual({ won: true });
-      expect(await s.claimKey('k', 'alice', 'f2', 'task-2')).toEqual({ won: false, taskId: 'task-1', fingerprint: 'f1' });
-      expect(await s.claimKey('k', 'bob', 'f1', 'task-3')).toEqual({ won: true });
-      expect(await s.claimKey('k', undefined, 'f1', 'task-4')).toEqual({ won: true });
+      expect(await s.claimKey('k', 'alice', 'f1', 'task-1', 'a')).toEqual({ won: true });
+      expect(await s.claimKey('k', 'alice', 'f2', 'task-2', 'a')).toEqual({ won: false, taskId: 'task-1', fingerprint: 'f1' });
+      expect(await s.claimKey('k', 'bob', 'f1', 'task-3', 'a')).toEqual({ won: true });
+      expect(await s.claimKey('k', undefined, 'f1', 'task-4', 'a')).toEqual({ won: true });
       await s.releaseKey('k', 'alice', 'task-2');
-      expect(await s.claimKey('k', 'alice', 'f1', 'task-5')).toMatchObject({ won: false, taskId: 'task-1' });
+      expect(await s.claimKey('k', 'alice', 'f1', 'task-5', 'a')).toMatchObject({ won: false, taskId: 'task-1' });
       await s.releaseKey('k', 'alice', 'task-1');
-      expect(await s.claimKey('k', 'alice', 'f1', 'task-6')).toEqual({ won: true });
+      expect(await s.claimKey('k', 'alice', 'f1', 'task-6', 'a')).toEqual({ won: true });
     });
 
     it('keeps the claim as the key of the task saved with it, and loses a claim to a direct answer', async () => {
       const s = await stores.open();
-      expect(await s.claimKey('k', undefined, 'f', 't-1')).toEqual({ won: true });
+      expect(await s.claimKey('k', undefined, 'f', 't-1', 'a')).toEqual({ won: true });
       await s.save(makeTask(), undefined, { idempotency: { key: 'k', fingerprint: 'f' }, runner: 'a' });
       expect(await s.findIdempotent('k')).toMatchObject({ taskId: 't-1', fingerprint: 'f' });
       await s.saveIdempotentAnswer('m', undefined, { fingerprint: 'g', message: { messageId: 'x', role: 'agent', parts: [{ kind: 'text', text: 'hi' }] }, createdAt: '2026-11-21T08:00:00.000Z' });
-      expect(await s.claimKey('m', undefined, 'g', 't-2')).toEqual({ won: false, taskId: undefined, fingerprint: 'g' });
+      expect(await s.claimKey('m', undefined, 'g', 't-2', 'a')).toEqual({ won: false, taskId: undefined, fingerprint: 'g' });
+    });
+
+    it('gives back, as it ends a dead replica’s tasks, the keys it claimed for tasks it never saved', async () => {
+      const [a, b] = await twoReplicas();
+      expect(await a.claimKey('lost', 'ALICE', 'f', 'never-saved', 'alpha')).toEqual({ won: true });
+      expect(await a.claimKey('kept', 'ALICE', 'f', 'w', 'alpha')).toEqual({ won: true });
+      await a.save(makeTask({ id: 'w' }), 'ALICE', { runner: 'alpha', idempotency: { key: 'kept', fingerprint: 'f' }, events: [change(1)] });
+      expect(await a.claimKey('theirs', 'ALICE', 'f', 'beta-task', 'beta')).toEqual({ won: true });
+      await b.heartbeat('beta', LONG);
+      await dead(a, 'alpha');
+
+      expect((await b.failTasksOf('alpha', 'gone')).map((t) => t.id)).toEqual(['w']);
+
+      expect(await b.findIdempotent('lost', 'ALICE')).toBeUndefined();
+      expect(await b.claimKey('lost', 'ALICE', 'f', 'retried', 'beta')).toEqual({ won: true });
+      expect(await b.findIdempotent('kept', 'ALICE')).toMatchObject({ taskId: 'w', fingerprint: 'f' });
+      expect(await b.claimKey('theirs', 'ALICE', 'f', 'other', 'gamma')).toEqual({ won: false, taskId: 'beta-task', fingerprint: 'f' });
+      // Once its task is saved, a claim is the task's key: ending its replica later keeps it.
+      await b.save(makeTask({ id: 'retried' }), 'ALICE', { runner: 'beta', idempotency: { key: 'lost', fingerprint: 'f' } });
+      await b.failTasksOf('beta', 'gone');
+      expect(await a.findIdempotent('lost', 'ALICE')).toMatchObject({ taskId: 'retried' });
     });
 
     it('gives a key claimed at the same instant to exactly one claim', async () => {
       const s = await stores.open();
-      const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => s.claimKey('same', undefined, 'f', `task-${i}`)));
+      const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => s.claimKey('same', undefined, 'f', `task-${i}`, `r${i}`)));
       const won = claims.flatMap((claim, i) => (claim.won ? [`task-${i}`] : []));
       expect(won).toHaveLength(1);
       for (const claim of claims) if (!claim.won) expect(claim).toEqual({ won: false, taskId: won[0], fingerprint: 'f' });
@@ -124,6 +145,19 @@ export function clusterStoreContract(name: string, open: () => Promise<Store> | 
       expect(await eventually(async () => seqs(await s.claimDeliveries('a', 10, 60_000)).length === 2)).toBe(true);
       expect(seqs(await s.claimDeliveries('a', 10, 60_000))).toEqual([second, third]);
       expect(await s.claimDeliveries('b', 10, 60_000)).toEqual([]);
+    });
+
+    it('renews every claim of a replica, also those past the `limit` it takes at a time', async () => {
+      const [a, b] = await twoReplicas();
+      await a.addDeliveries([1, 2, 3, 4, 5].map((n) => ({ taskId: 't-1', configId: 'c', body: `{"n":${n}}` })));
+      const seqs = (list: { seq: number }[]) => list.map((d) => d.seq);
+      const all = seqs(await a.pendingDeliveries());
+      expect(seqs(await a.claimDeliveries('alpha', 5, 200))).toEqual(all);
+      expect(seqs(await a.claimDeliveries('alpha', 2, LONG))).toEqual(all.slice(0, 2));
+      // Past the first claims' lease: none has run out, the last three included.
+      await pause(300);
+      expect(await b.claimDeliveries('beta', 10, LONG)).toEqual([]);
+      expect(seqs(await a.claimDeliveries('alpha', 10, LONG))).toEqual(all);
     });
 
     it('never hands a delivery to two replicas claiming at once', async () => {
@@ -189,7 +223,7 @@ export function clusterStoreContract(name: string, open: () => Promise<Store> | 
       const claims = Array.from({ length: 20 }, (_, k) =>
         Array.from({ length: 6 }, (_, i) => ({ store: i % 2 === 0 ? a : b, key: `key-${k}`, taskId: `task-${k}-${i}` })),
       ).flat();
-      const results = await Promise.all(claims.map((c) => c.store.claimKey(c.key, 'ALICE', `f-${c.taskId}`, c.taskId).then((r) => ({ ...c, r }))));
+      const results = await Promise.all(claims.map((c) => c.store.claimKey(c.key, 'ALICE', `f-${c.taskId}`, c.taskId, c.store === a ? 'alpha' : 'beta').then((r) => ({ ...c, r }))));
       for (let k = 0; k < 20; k += 1) {
         const mine = results.filter((x) => x.key === `key-${k}`);
         const winners = mine.filter((x) => x.r.won);

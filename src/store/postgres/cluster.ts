@@ -1,7 +1,8 @@
 // What replicas sharing the PostgreSQL store agree on through it (see ../cluster-store.ts):
 // leases of replicas and of leaders, kept on the database's clock so that the replicas' own
 // clocks never have to agree; idempotency key claims, which the primary key decides; and the
-// ending of a dead replica's tasks, which the locks on their rows give to exactly one survivor.
+// ending of a dead replica's tasks (and the giving back of the keys it claimed for tasks it never
+// saved), which the locks on their rows give to exactly one survivor.
 // The outbox claims are in push-store.ts.
 
 import { LiteError } from '../../errors.js';
@@ -42,14 +43,20 @@ export class PgCluster {
   }
 
   /**
-   * Forgets the replica and fails its unfinished tasks, in one transaction. The tasks are locked
-   * as they are read: a second survivor racing for the same replica waits for the first, then
-   * finds them ended and fails nothing.
+   * Forgets the replica, gives back the keys it claimed for tasks it never saved, and fails its
+   * unfinished tasks, in one transaction. The tasks are locked as they are read: a second
+   * survivor racing for the same replica waits for the first, then finds them ended and fails
+   * nothing.
    */
   async failTasksOf(replica: string, reason: string): Promise<Task[]> {
     checkName(replica, 'replica');
     return this.db.transaction('end the tasks of a dead replica', async (query) => {
-      await query(`DELETE FROM ${this.schema}.replicas WHERE name = $1`, [replica]);
+      await query(
+        `WITH gone AS (DELETE FROM ${this.schema}.replicas WHERE name = $1)
+         DELETE FROM ${this.schema}.idempotency_keys k WHERE k.claimed_by = $1
+           AND NOT EXISTS (SELECT 1 FROM ${this.schema}.tasks t WHERE t.id = k.task_id)`,
+        [replica],
+      );
       return failUnfinished(query, this.schema, this.write, { where: 't.runner = $1', values: [replica] }, reason, this.now().toISOString());
     });
   }
@@ -64,16 +71,16 @@ export class PgCluster {
    * uncommitted insert of the same key and then yields. The read shares the statement's
    * snapshot, taken before the rival committed, so it may find nothing: then ask again.
    */
-  async claimKey(given: string, owner: string | undefined, fingerprint: string, taskId: string): Promise<KeyClaim> {
+  async claimKey(given: string, owner: string | undefined, fingerprint: string, taskId: string, replica: string): Promise<KeyClaim> {
     checkId(taskId, 'task id');
-    const values = [ownerScope(owner), indexKey(given), fingerprint, key(taskId), this.now().toISOString()];
+    const values = [ownerScope(owner), indexKey(given), fingerprint, key(taskId), this.now().toISOString(), checkName(replica, 'replica')];
     for (let tries = 0; tries < CLAIM_TRIES; tries += 1) {
       const rows = await this.db.query<{ won: boolean; task_id: Buffer | null; fingerprint: string | null }>(
         'claim an idempotency key',
         {
           name: 'a2a_lite_claim_key',
           text: `WITH claimed AS (
-                   INSERT INTO ${this.schema}.idempotency_keys (owner, key, fingerprint, task_id, created_at) VALUES ($1, $2, $3, $4, $5)
+                   INSERT INTO ${this.schema}.idempotency_keys (owner, key, fingerprint, task_id, created_at, claimed_by) VALUES ($1, $2, $3, $4, $5, $6)
                    ON CONFLICT (owner, key) DO NOTHING RETURNING 1
                  )
                  SELECT true AS won, NULL::bytea AS task_id, NULL::text AS fingerprint FROM claimed

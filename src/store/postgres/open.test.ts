@@ -7,6 +7,7 @@ import { makeTask } from '../../../test/contracts/task-store.js';
 import { withStores } from '../../../test/contracts/with-stores.js';
 import { adminQuery, needsPostgres, uniqueName, useTestDatabase } from '../../../test/postgres.js';
 import { openPostgresHubStore } from '../../hub/postgres-hub-store.js';
+import { key } from './keys.js';
 import { MIGRATIONS } from './schema.js';
 import { openPostgresTaskStore } from './task-store.js';
 
@@ -67,6 +68,35 @@ describe.skipIf(noPostgres)('opening a PostgreSQL store', () => {
       message: `the task store ${db.url()} (schema "${schema}") has schema version 99, newer than this a2a-lite reads (${MIGRATIONS.length}); upgrade a2a-lite`,
       details: { version: 99, supported: MIGRATIONS.length },
     });
+  });
+
+  it('brings a version 1 schema up to date, keeping its tasks and keys', async () => {
+    const schema = uniqueName('s');
+    // What an a2a-lite with migration 1 alone left: a task replica alpha runs, and its key.
+    await adminQuery(
+      `CREATE SCHEMA ${schema};
+       CREATE TABLE ${schema}.schema_version (single boolean PRIMARY KEY DEFAULT true CHECK (single), version integer NOT NULL);
+       INSERT INTO ${schema}.schema_version (version) VALUES (1);
+       ${MIGRATIONS[0]!.replaceAll('{schema}', schema)}`,
+      [],
+      db.name(),
+    );
+    const task = makeTask();
+    await adminQuery(
+      `INSERT INTO ${schema}.tasks (id, context_id, state, status_timestamp, runner, created_at, json) VALUES ($1, $2, 'working', $3, 'alpha', 'then', $4)`,
+      [key(task.id), key(task.contextId), key(task.status.timestamp), JSON.stringify(task)],
+      db.name(),
+    );
+    await adminQuery(`INSERT INTO ${schema}.idempotency_keys (owner, key, fingerprint, task_id, created_at) VALUES ('', $1, 'f', $2, 'then')`, [key('k'), key(task.id)], db.name());
+
+    const store = await stores.open(schema);
+    const { rows } = await adminQuery(`SELECT version FROM ${schema}.schema_version`, [], db.name());
+    expect(rows).toEqual([{ version: MIGRATIONS.length }]);
+    expect(await store.get(task.id)).toEqual(task);
+    expect(await store.claimKey('k2', undefined, 'f', 't-2', 'alpha')).toEqual({ won: true });
+    expect((await store.failTasksOf('alpha', 'gone')).map((t) => t.id)).toEqual([task.id]);
+    expect(await store.findIdempotent('k')).toMatchObject({ taskId: task.id, fingerprint: 'f' });
+    expect(await store.findIdempotent('k2')).toBeUndefined();
   });
 
   it('keeps working after the server closed its connections', async () => {

@@ -86,8 +86,9 @@ export class PgPushStore implements PushStore {
 
   /**
    * Up to `limit` deliveries by seq that no other replica holds under an unexpired claim, now
-   * claimed by `replica` for `leaseMs` (its own earlier claims are renewed and handed back too).
-   * Rows another replica is claiming at this instant are skipped, not waited for.
+   * claimed by `replica` for `leaseMs` (its own earlier claims are renewed and handed back too;
+   * those past the first `limit` are renewed only). Rows another replica is claiming at this
+   * instant are skipped, not waited for.
    */
   async claimDeliveries(replica: string, limit: number, leaseMs: number): Promise<PendingDelivery[]> {
     checkName(replica, 'replica');
@@ -100,6 +101,14 @@ export class PgPushStore implements PushStore {
                  SELECT seq FROM ${this.schema}.push_outbox
                  WHERE claimed_by IS NULL OR claim_expires < now() OR claimed_by = $1
                  ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
+               ), renewed AS (
+                 -- Skipping locked rows, as free does, never waits (nor deadlocks) on a rival taking
+                 -- a claim that ran out; a row this replica is writing is renewed at the next sweep.
+                 UPDATE ${this.schema}.push_outbox SET claim_expires = now() + $3 * interval '1 millisecond'
+                 WHERE seq IN (
+                   SELECT seq FROM ${this.schema}.push_outbox WHERE claimed_by = $1 AND seq NOT IN (SELECT seq FROM free)
+                   FOR UPDATE SKIP LOCKED
+                 )
                )
                UPDATE ${this.schema}.push_outbox o SET claimed_by = $1, claim_expires = now() + $3 * interval '1 millisecond'
                FROM free WHERE o.seq = free.seq

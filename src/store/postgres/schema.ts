@@ -87,4 +87,8 @@ export const MIGRATIONS: readonly string[] = [
      replica text NOT NULL,
      expires_at timestamptz NOT NULL
    );`,
+  // The replica that claimed a key for a task it has not saved yet (NULL once the task's first
+  // save stores it): when that replica dies first, a survivor gives the key back (cluster.ts).
+  `ALTER TABLE {schema}.idempotency_keys ADD COLUMN claimed_by text;
+   CREATE INDEX idempotency_claims ON {schema}.idempotency_keys (claimed_by) WHERE claimed_by IS NOT NULL;`,
 ];

@@ -143,4 +143,15 @@ describe.skipIf(noPostgres)('PostgresTaskStore', () => {
     const [, , plan] = (await adminQuery(explain, [], db.name())) as unknown as { rows: { 'QUERY PLAN': string }[] }[];
     expect(plan!.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('Index Scan using tasks_running');
   });
+
+  it('names the claiming replica on a key only until its task is saved, so the index of open claims stays small', async () => {
+    const store = await stores.open();
+    const claimers = async () => (await adminQuery(`SELECT claimed_by FROM ${store.schema}.idempotency_keys WHERE claimed_by IS NOT NULL`, [], db.name())).rows;
+    await store.claimKey('made', 'ALICE', 'f', 't-1', 'alpha');
+    await store.claimKey('pending', 'ALICE', 'f', 't-2', 'alpha');
+    expect(await claimers()).toEqual([{ claimed_by: 'alpha' }, { claimed_by: 'alpha' }]);
+    await store.save(makeTask({ id: 't-1' }), 'ALICE', { runner: 'alpha', idempotency: { key: 'made', fingerprint: 'f' } });
+    expect(await claimers()).toEqual([{ claimed_by: 'alpha' }]);
+    expect(await store.findIdempotent('made', 'ALICE')).toMatchObject({ taskId: 't-1' });
+  });
 });

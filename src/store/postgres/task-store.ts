@@ -190,8 +190,8 @@ export class PostgresTaskStore implements TaskStore, PushStore, RetentionStore, 
     await this.saves.settled();
     return this.cluster.runnerOf(taskId);
   }
-  claimKey(given: string, owner: string | undefined, fingerprint: string, taskId: string): Promise<KeyClaim> {
-    return this.cluster.claimKey(given, owner, fingerprint, taskId);
+  claimKey(given: string, owner: string | undefined, fingerprint: string, taskId: string, replica: string): Promise<KeyClaim> {
+    return this.cluster.claimKey(given, owner, fingerprint, taskId, replica);
   }
   releaseKey(given: string, owner: string | undefined, taskId: string): Promise<void> {
     return this.cluster.releaseKey(given, owner, taskId);

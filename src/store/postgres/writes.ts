@@ -99,6 +99,12 @@ export function batchStatement(schema: string): Statement {
         FROM unnest($15::bytea[], $16::bytea[], $17::text[], $18::bytea[]) AS k (owner, key, fingerprint, task_id)
         WHERE k.task_id IN (SELECT id FROM saved)
         ON CONFLICT (owner, key) DO NOTHING
+      ), unclaimed AS (
+        -- A replica's claim on the key (cluster.ts) is done with once its task is stored.
+        UPDATE ${schema}.idempotency_keys i SET claimed_by = NULL
+        FROM unnest($15::bytea[], $16::bytea[], $18::bytea[]) AS k (owner, key, task_id)
+        WHERE i.owner = k.owner AND i.key = k.key AND i.task_id = k.task_id AND i.claimed_by IS NOT NULL
+          AND k.task_id IN (SELECT id FROM saved)
       )
       SELECT 1`,
   };
