@@ -86,13 +86,23 @@ describe('push config methods, A2A 1.0', () => {
     expect(JSON.stringify(await rpc('ListTaskPushNotificationConfigs', { taskId }))).not.toContain('never-echoed');
   });
 
+  it('deletes idempotently: a config already gone, or never made, is deleted again without an error', async () => {
+    const { handle } = await server();
+    const rpc = caller(handle, '1.0');
+    const taskId = await newTask(rpc);
+    await rpc('CreateTaskPushNotificationConfig', { id: 'once', taskId, url: 'http://127.0.0.1:9/hook' });
+    expect(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'once' })).toMatchObject({ result: null });
+    expect(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'once' })).toMatchObject({ result: null });
+    expect(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'never-made' })).toMatchObject({ result: null });
+    expect(((await rpc('ListTaskPushNotificationConfigs', { taskId })).result as { configs: unknown[] }).configs).toEqual([]);
+  });
+
   it.each([
     ['create for an unknown task', 'CreateTaskPushNotificationConfig', { taskId: 'nope', url: 'http://127.0.0.1:9/' }, -32001],
     ['get for an unknown task', 'GetTaskPushNotificationConfig', { taskId: 'nope', id: 'c' }, -32001],
     ['list for an unknown task', 'ListTaskPushNotificationConfigs', { taskId: 'nope' }, -32001],
     ['delete for an unknown task', 'DeleteTaskPushNotificationConfig', { taskId: 'nope', id: 'c' }, -32001],
     ['get an unknown config', 'GetTaskPushNotificationConfig', { taskId: '$task', id: 'nope' }, -32001],
-    ['delete an unknown config', 'DeleteTaskPushNotificationConfig', { taskId: '$task', id: 'nope' }, -32001],
     ['create without a URL', 'CreateTaskPushNotificationConfig', { taskId: '$task' }, -32602],
     ['create with a relative URL', 'CreateTaskPushNotificationConfig', { taskId: '$task', url: '/hook' }, -32602],
     ['create with an ftp URL', 'CreateTaskPushNotificationConfig', { taskId: '$task', url: 'ftp://127.0.0.1/' }, -32602],

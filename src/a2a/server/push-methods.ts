@@ -37,11 +37,12 @@ export const PUSH_METHODS_V1: Readonly<Record<string, Method>> = {
 
   /**
    * Answers null, as the official SDK does (the proto says Empty, the spec leaves it to the
-   * implementation); over REST that is a 204.
+   * implementation); over REST that is a 204. Idempotent, as 1.0 asks of a delete: a config
+   * already gone is deleted again without an error (the task must still be the caller's).
    */
   async DeleteTaskPushNotificationConfig(agent, params, context) {
     const { push, taskId } = await pushTask(agent, params, context, 'params.taskId', 'taskId', 'task_id');
-    await remove(push, taskId, requestFields.requiredString(params, 'params.id', 'id'));
+    await push.delete(taskId, requestFields.requiredString(params, 'params.id', 'id'));
     return { result: null };
   },
 };
