@@ -1,0 +1,129 @@
+// A hub cluster in this process (several Hub instances on one in-process store and bus): an agent
+// dialled in to one instance is one hub's agent for a client of any other, in every call and
+// stream; owners, the feed, health, routing and the checks are the cluster's, not one instance's;
+// an instance that stops or dies loses no request silently. test/hub/cluster.test.ts does the
+// same with real processes, PostgreSQL and NATS.
+import { describe, expect, it } from 'vitest';
+import { cancelTask, feed, getTask, send, stateOf, stream, subscribe, until } from './a2a-calls.js';
+import { dialAgent, memoryCluster, TOKENS, urlAgent } from './cluster-harness.js';
+
+const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+const api = async (url: string, token?: string): Promise<Record<string, unknown>> => (await (await fetch(url, { headers: token === undefined ? {} : bearer(token) })).json()) as Record<string, unknown>;
+const agentAt = async (hub: string, id: string, token?: string): Promise<Record<string, unknown> | undefined> =>
+  ((await api(`${hub}/hub/v1/agents`, token)).agents as Record<string, unknown>[]).find((agent) => agent.id === id);
+const register = (hub: string, url: string, token: string): Promise<Response> =>
+  fetch(`${hub}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ url }) });
+
+describe('a hub cluster in one process', () => {
+  it('reaches an agent dialled in to B through A: send, stream, get, cancel, subscribe', async () => {
+    const { instances, errors } = await memoryCluster(2);
+    const [a, b] = instances as [typeof instances[0], typeof instances[0]];
+    const agent = dialAgent('echo', [b.url]);
+    await agent.ready();
+    await until(() => a.hub.isConnected('echo'), 5_000, 'A to know of the link');
+    expect([a.hub.relay.isConnected('echo'), b.hub.relay.isConnected('echo')]).toEqual([false, true]);
+    expect(await agentAt(a.url, 'echo')).toMatchObject({ connected: true, link: 'websocket', instance: b.hub.instance, health: { up: true } });
+
+    const sent = await send(a.url, 'echo', 'echo hello');
+    expect(sent.status).toBe(200);
+    const task = sent.body.task as { id: string; status: { state: string }; artifacts: { parts: { text: string }[] }[] };
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts[0]?.parts[0]?.text).toBe('echo: hello');
+
+    const streamed = stream(a.url, 'echo', 'slow 3');
+    await streamed.ended;
+    const states = streamed.events.map((event) => stateOf(event).state);
+    expect(states.at(-1)).toBe('TASK_STATE_COMPLETED');
+    expect(states.filter((state) => state === 'TASK_STATE_WORKING').length).toBeGreaterThanOrEqual(3);
+
+    const got = await getTask(a.url, 'echo', task.id);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
+
+    const waiting = stream(a.url, 'echo', 'wait');
+    const waitingId = await until(() => stateOf(waiting.events[0] ?? {}).taskId, 5_000, 'the task to start');
+    const watching = subscribe(a.url, 'echo', waitingId);
+    expect(await watching.status).toBe(200);
+    const cancelled = await cancelTask(a.url, 'echo', waitingId);
+    expect(cancelled.status).toBe(200);
+    expect(stateOf(cancelled.body).state).toBe('TASK_STATE_CANCELED');
+    await watching.ended;
+    await waiting.ended;
+    expect(stateOf(watching.events.at(-1) ?? {}).state).toBe('TASK_STATE_CANCELED');
+    expect(errors).toEqual([]);
+  });
+
+  it('keeps each caller to its own tasks across instances, for connected agents and agents at URLs', async () => {
+    const { instances } = await memoryCluster(2, { auth: true });
+    const [a, b] = instances as [typeof instances[0], typeof instances[0]];
+    const agent = dialAgent('echo', [b.url], { token: TOKENS.alice });
+    await agent.ready();
+    await until(() => a.hub.isConnected('echo'), 5_000, 'A to know of the link');
+    const made = await send(a.url, 'echo', 'echo mine', { token: TOKENS.alice });
+    const taskId = (made.body.task as { id: string }).id;
+    expect((await getTask(b.url, 'echo', taskId, TOKENS.alice)).status).toBe(200);
+    for (const hub of [a.url, b.url]) expect((await getTask(hub, 'echo', taskId, TOKENS.bob)).status, hub).toBe(404);
+    // The id is alice's at every instance.
+    const squatter = dialAgent('echo', [a.url], { token: TOKENS.bob });
+    await until(() => (squatter.connected ? undefined : true), 2_000, 'the refusal');
+    expect(squatter.connected).toBe(false);
+    squatter.close();
+
+    const plain = await urlAgent('plain');
+    expect((await register(a.url, plain.url, TOKENS.alice)).status).toBe(201);
+    const atUrl = await send(a.url, 'plain', 'echo by url', { token: TOKENS.alice });
+    const urlTask = (atUrl.body.task as { id: string }).id;
+    expect((await getTask(b.url, 'plain', urlTask, TOKENS.alice)).status).toBe(200);
+    expect((await getTask(b.url, 'plain', urlTask, TOKENS.bob)).status).toBe(404);
+    // Removing another's agent is refused at every instance.
+    expect((await fetch(`${b.url}/hub/v1/agents/plain`, { method: 'DELETE', headers: bearer(TOKENS.bob) })).status).toBe(403);
+  });
+
+  it("shows B's agents, their health and the tasks sent through B on the feed and the API at A", async () => {
+    const { instances } = await memoryCluster(2);
+    const [a, b] = instances as [typeof instances[0], typeof instances[0]];
+    const watcher = feed(a.url);
+    await until(() => watcher.events[0], 5_000, 'the snapshot');
+    const agent = dialAgent('echo', [b.url]);
+    await agent.ready();
+    await until(() => watcher.events.find((event) => event.event === 'agent.registered' && event.agentId === 'echo'), 5_000, 'the registration at B on the feed at A');
+    await until(() => watcher.events.find((event) => event.event === 'agent.health' && (event.health as { up: boolean }).up), 5_000, 'the agent up');
+    const streamed = stream(b.url, 'echo', 'slow 2');
+    await streamed.ended;
+    const taskId = stateOf(streamed.events[0] ?? {}).taskId as string;
+    await until(() => watcher.events.find((event) => event.event === 'task' && (event.task as { state: string; taskId: string }).state === 'completed'), 5_000, 'the task on the feed');
+    expect(watcher.events.filter((event) => event.event === 'task').map((event) => (event.task as { taskId: string }).taskId)).toContain(taskId);
+    // The tasks B saw, listed at A; and an event id of A's feed is no id at B's.
+    expect(((await api(`${a.url}/hub/v1/tasks`)).tasks as { taskId: string; state: string }[]).find((task) => task.taskId === taskId)).toMatchObject({ state: 'completed' });
+    const elsewhere = feed(b.url, undefined, watcher.ids.at(-1));
+    expect((await until(() => elsewhere.events[0], 5_000, 'the first event at B')).event).toBe('snapshot');
+    elsewhere.stop();
+    watcher.stop();
+  });
+
+  it('routes by skill across instances, counting the load of every instance', async () => {
+    const { instances } = await memoryCluster(2);
+    const [a, b] = instances as [typeof instances[0], typeof instances[0]];
+    await dialAgent('worker-b', [b.url], { skills: ['work'] }).ready();
+    await dialAgent('worker-a', [a.url], { skills: ['work'] }).ready();
+    const ranked = async (hub: string): Promise<{ id: string; active: number }[]> =>
+      ((await api(`${hub}/hub/v1/route?skill=work`)).candidates as { agent: { id: string; health: { activeTasks: number } } }[]).map((c) => ({ id: c.agent.id, active: c.agent.health.activeTasks }));
+    await until(async () => (await ranked(a.url)).length === 2, 5_000, 'both candidates at A');
+    // A task through B on worker-b: A ranks worker-b after worker-a.
+    const busy = stream(b.url, 'worker-b', 'wait');
+    await until(() => busy.events[0], 5_000, 'the task to start');
+    await until(async () => (await ranked(a.url))[1]?.id === 'worker-b' && (await ranked(a.url))[1]?.active === 1, 5_000, 'the load of B at A');
+    expect((await ranked(a.url))[0]).toEqual({ id: 'worker-a', active: 0 });
+    busy.stop();
+    await until(async () => (await ranked(a.url)).every((c) => c.active === 0), 5_000, 'the load to go');
+  });
+
+  it('refuses a registration whose URL leads back to any instance of the cluster', async () => {
+    const { instances } = await memoryCluster(2, { auth: true });
+    const [a, b] = instances as [typeof instances[0], typeof instances[0]];
+    await dialAgent('echo', [b.url], { token: TOKENS.alice }).ready();
+    const refused = await register(a.url, `${b.url}/agents/echo`, TOKENS.alice);
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('the request came back to this hub (HTTP 508: a loop)');
+  });
+});
