@@ -42,6 +42,8 @@ export interface HubOptions {
    * and `bus` one prefix of one bus. Call `start()` before serving.
    */
   cluster?: HubClusterOptions;
+  /** This instance's id, unique while it runs (default: a random UUID). */
+  instance?: string;
   /** Told of the hub's own failures in the background (the cluster's); default: a line on stderr. */
   onError?: (error: unknown, where: string) => void;
 }
@@ -59,7 +61,7 @@ export class Hub {
   readonly tasks: TaskWatch;
   private readonly owners: TaskOwners;
   /** This hub while it runs (this instance, in a cluster). */
-  readonly instance = randomUUID();
+  readonly instance: string;
   /** How the requests it sends name it (the loop guard's A2A-Lite-Via): in a cluster, the same for every instance. */
   readonly via: string;
   /** This instance's part in its cluster, when it runs in one. */
@@ -71,6 +73,7 @@ export class Hub {
 
   constructor(readonly options: HubOptions) {
     this.allowPrivate = options.allowPrivate ?? false;
+    this.instance = options.instance ?? randomUUID();
     this.via = options.cluster === undefined ? this.instance : clusterVia(options.cluster.bus.prefix);
     this.events = new HubEvents(options.cluster === undefined ? '' : `${this.instance.slice(0, 8)}-`);
     this.health = new HealthBoard(this.events);

@@ -127,3 +127,79 @@ describe('a hub cluster in one process', () => {
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('the request came back to this hub (HTTP 508: a loop)');
   });
 });
+
+describe('a hub cluster in one process, when an instance stops or dies', () => {
+  it('serves the agents of an instance that stops from the one they dial next, a request meanwhile waiting for them', async () => {
+    const { instances } = await memoryCluster(3);
+    const [a, b, c] = instances as [typeof instances[0], typeof instances[0], typeof instances[0]];
+    const agent = dialAgent('echo', [b.url, c.url]);
+    await agent.ready();
+    await until(() => a.hub.linkOf('echo')?.instance === b.hub.instance, 5_000, 'A to know the link at B');
+    await b.stop();
+    const sent = await send(a.url, 'echo', 'echo after the switch');
+    expect(sent.status).toBe(200);
+    expect(stateOf(sent.body).state).toBe('TASK_STATE_COMPLETED');
+    expect(agent.hubUrl).toBe(c.url);
+    expect(a.hub.linkOf('echo')?.instance).toBe(c.hub.instance);
+  });
+
+  it('ends the streams and answers the requests that crossed to an instance that dies; the task goes on at the agent and is followed again', async () => {
+    const { instances } = await memoryCluster(3);
+    const [a, b, c] = instances as [typeof instances[0], typeof instances[0], typeof instances[0]];
+    const agent = dialAgent('echo', [b.url, a.url]);
+    await agent.ready();
+    await until(() => c.hub.linkOf('echo')?.instance === b.hub.instance, 5_000, 'C to know the link at B');
+    const streamed = stream(c.url, 'echo', 'slow 20');
+    const blocking = send(c.url, 'echo', 'slow 20');
+    await until(() => streamed.events.length >= 3, 5_000, 'the first steps');
+    await b.crash();
+    await streamed.ended;
+    expect(stateOf(streamed.events.at(-1) ?? {}).state).toBe('TASK_STATE_WORKING');
+    const lost = await blocking;
+    expect(lost.status).toBe(502);
+    expect(JSON.stringify(lost.body)).toContain('stopped before the agent answered; a task it accepted is still at the agent');
+
+    // The agent dials A; the client resubscribes through C from the last event it had.
+    const taskId = stateOf(streamed.events[0] ?? {}).taskId as string;
+    await until(() => c.hub.linkOf('echo')?.instance === a.hub.instance, 5_000, 'the agent at A');
+    const rest = subscribe(c.url, 'echo', taskId, { lastEventId: streamed.ids.at(-1) as string });
+    await rest.ended;
+    const all = [...streamed.events, ...rest.events].map((event) => (event.statusUpdate as { status: { message?: { parts: { text: string }[] } } } | undefined)?.status.message?.parts[0]?.text);
+    const steps = all.filter((text) => text?.startsWith('step '));
+    expect(steps).toEqual(Array.from({ length: 20 }, (_, i) => `step ${i + 1}`));
+    expect(stateOf(rest.events.at(-1) ?? {}).state).toBe('TASK_STATE_COMPLETED');
+    expect(new Set([...streamed.ids, ...rest.ids]).size).toBe(streamed.ids.length + rest.ids.length);
+  });
+
+  it('answers 503 with Retry-After when the agent of a dead instance comes back nowhere within the grace', async () => {
+    const { instances } = await memoryCluster(2, { graceMs: 500 });
+    const [a, b] = instances as [typeof instances[0], typeof instances[0]];
+    const agent = dialAgent('lonely', [b.url]);
+    await agent.ready();
+    await until(() => a.hub.isConnected('lonely'), 5_000, 'A to know of the link');
+    await b.crash();
+    const refused = await send(a.url, 'lonely', 'echo anyone');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(JSON.stringify(refused.body)).toContain('agent lonely is not connected to the hub; try again when it is');
+  });
+
+  it('checks the agents at URLs from one instance only, and from another once that one dies', async () => {
+    const { instances } = await memoryCluster(3, { checkMs: 40 });
+    const plain = await urlAgent('plain');
+    expect((await fetch(`${instances[0]?.url}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: plain.url }) })).status).toBe(201);
+    await until(() => plain.cardReads() >= 8, 5_000, 'eight card reads');
+    const leaders = instances.filter((instance) => instance.hub.cluster?.leads === true);
+    expect(leaders).toHaveLength(1);
+    const leader = leaders[0] as (typeof instances)[0];
+    expect(instances.filter((instance) => instance !== leader).map((instance) => instance.hub.checkRounds)).toEqual([0, 0]);
+    // One read at registration, then one a round (one may be on its way).
+    expect(plain.cardReads()).toBeLessThanOrEqual(leader.hub.checkRounds + 2);
+
+    await leader.crash();
+    const next = await until(() => instances.find((instance) => instance !== leader && instance.hub.cluster?.leads === true), 5_000, 'another leader');
+    const reads = plain.cardReads();
+    await until(() => next.hub.checkRounds >= 3 && plain.cardReads() >= reads + 3, 5_000, 'checks from the new leader');
+    expect(instances.filter((instance) => instance !== leader && instance !== next).map((instance) => instance.hub.checkRounds)).toEqual([0]);
+  });
+});
