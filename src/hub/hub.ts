@@ -3,9 +3,9 @@
 // way that agent is registered. The HTTP routes are in hub-handler.ts and hub-api.ts. Given a
 // cluster (cluster/hub-cluster.ts), it is one instance of a hub that many share.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
-import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
+import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardBase, pointedAt, rpcPathsOf } from './agent-card-view.js';
@@ -14,15 +14,14 @@ import { HealthBoard } from './health.js';
 import { HubEvents, type TaskSeen } from './hub-events.js';
 import type { HubStore } from './hub-store.js';
 import { DEFAULT_MAX_HOPS, nextTrail, VIA_HEADER, viaFor } from './loop-guard.js';
+import { Forwarded, forwardedHeaders, whenDone } from './forwarded.js';
 import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
 import { relayedAnswer } from './relayed-answer.js';
 import { forwardedBody, readRelayed, refusal } from './relayed-request.js';
 import { Relay, type LinkKind } from './relay.js';
-import { passedHeaders } from './passed-headers.js';
 import { backendOf, TaskOwners } from './task-owners.js';
 import { TaskWatch } from './task-watch.js';
-import { watchedEvents } from './watched-events.js';
 
 export interface HubOptions {
   store: HubStore;
@@ -64,7 +63,7 @@ export class Hub {
   readonly instance: string;
   /** How the requests it sends name it (the loop guard's A2A-Lite-Via): in a cluster, the same for every instance. */
   readonly via: string;
-  /** This instance's part in its cluster, when it runs in one. */
+  /** @internal This instance's part in its cluster, when it runs in one. */
   readonly cluster: HubCluster | undefined;
   readonly allowPrivate: boolean;
   /** Rounds of checks of the agents at URLs this hub has run (in a cluster, only the instance leading them runs them). */
@@ -240,61 +239,4 @@ export class Hub {
       return response;
     }
   }
-}
-
-/**
- * `request` as the hub forwards it: the path and body it read, the headers it passes on. Not a
- * spread: the node adapter's query and signal are getters, made on first use, which a spread
- * would make at once or drop.
- */
-class Forwarded implements HttpRequest {
-  constructor(
-    private readonly request: HttpRequest,
-    readonly path: string,
-    readonly body: string,
-    readonly headers: HttpRequest['headers'],
-  ) {}
-
-  get method(): string {
-    return this.request.method;
-  }
-
-  get query(): URLSearchParams {
-    return this.request.query;
-  }
-
-  get search(): string | undefined {
-    return this.request.search;
-  }
-
-  get signal(): AbortSignal | undefined {
-    return this.request.signal;
-  }
-
-  onGone(listener: () => void): () => void {
-    return whenGone(this.request, listener);
-  }
-}
-
-/**
- * The headers passed on: the hubs the request went through, and for an agent at a URL (which
- * sees every caller as the hub) an Idempotency-Key of the caller's own, so that two callers who
- * chose the same key do not get one task.
- */
-function forwardedHeaders(headers: HttpRequest['headers'], via: string, principal: string | undefined): Record<string, string> {
-  const key = headers['idempotency-key'];
-  if (principal === undefined || key === undefined) return passedHeaders(headers, [[VIA_HEADER, via]]);
-  return passedHeaders(headers, [
-    [VIA_HEADER, via],
-    ['idempotency-key', createHash('sha256').update(`${principal}\n${key}`).digest('base64url')],
-  ]);
-}
-
-/** `response`, running `done` once when its body has been answered or its stream has ended. */
-function whenDone(response: HttpResponse, done: () => void): HttpResponse {
-  if ('body' in response) {
-    done();
-    return response;
-  }
-  return { ...response, events: watchedEvents(response.events, { end: done }) };
 }

@@ -13,6 +13,7 @@
 import { isNoResponder, type Bus } from '../../cluster/bus.js';
 import { statusError } from '../../a2a/server/http.js';
 import { whenGone, type HttpRequest, type HttpResponse } from '../../net/http-types.js';
+import { isLiteError } from '../../errors.js';
 import { headersToPass, queryToPass } from '../passed-headers.js';
 import { answerFrame, answersFor, atInstance, moreFor, parts, record, type AnswerFrame, type OpenRequest } from './messages.js';
 import { QueuedStream } from './queued-stream.js';
@@ -101,7 +102,9 @@ export class CrossRequests {
       this.out.delete(rid);
       stopListening();
       if (isNoResponder(error)) return { miss: 'gone' };
-      return statusError(503, 'UNAVAILABLE', `the hub instance holding the link of agent ${agentId} did not answer in time; try again`, { 'retry-after': '2' });
+      // Too slow to say, it may yet relay the request: not tried elsewhere, so that it runs once at most.
+      const why = isLiteError(error, 'CLUSTER_UNAVAILABLE') ? 'did not answer in time' : `refused it (${(error as Error).message})`;
+      return statusError(503, 'UNAVAILABLE', `the hub instance holding the link of agent ${agentId} ${why}; try again`, { 'retry-after': '2' });
     }
     if (record(ack)?.here !== true) {
       this.out.delete(rid);
