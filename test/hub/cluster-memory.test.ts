@@ -151,7 +151,8 @@ describe('a hub cluster in one process, when an instance stops or dies', () => {
     await until(() => c.hub.linkOf('echo')?.instance === b.hub.instance, 5_000, 'C to know the link at B');
     const streamed = stream(c.url, 'echo', 'slow 20');
     const blocking = send(c.url, 'echo', 'slow 20');
-    await until(() => streamed.events.length >= 3, 5_000, 'the first steps');
+    // Past the first steps, and past the time the word that the blocking send was taken is held for its answer.
+    await until(() => streamed.events.length >= 8, 5_000, 'the first steps');
     await b.crash();
     await streamed.ended;
     expect(stateOf(streamed.events.at(-1) ?? {}).state).toBe('TASK_STATE_WORKING');

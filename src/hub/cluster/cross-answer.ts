@@ -1,7 +1,9 @@
 // The other side of cross-request.ts: requests other instances send for the agents whose links
 // this instance holds are relayed down those links, and each answer goes back on the bus as it
 // comes (a stream event by event). An abort from the asking instance (its client went away) is
-// passed down the link as the client's own going away would be.
+// passed down the link as the client's own going away would be. The reply that says a request
+// was taken waits up to HOLD_MS for its answer and carries it when it is whole and small: most
+// requests then cross the bus in two messages, not three.
 
 import type { Bus } from '../../cluster/bus.js';
 import { statusError } from '../../a2a/server/http.js';
@@ -9,7 +11,7 @@ import type { HttpRequest, HttpResponse } from '../../net/http-types.js';
 import { LiteError } from '../../errors.js';
 import type { TaskSeen } from '../hub-events.js';
 import type { Relay } from '../relay.js';
-import { answersFor, atInstance, moreFor, parts, PART_CHARS, record, stringMap, strings, type OpenRequest } from './messages.js';
+import { answersFor, atInstance, moreFor, parts, PART_CHARS, record, stringMap, strings, type AnswerFrame, type OpenRequest } from './messages.js';
 
 export interface CrossAnswerOptions {
   bus: Bus;
@@ -20,12 +22,17 @@ export interface CrossAnswerOptions {
   onError: (error: unknown, where: string) => void;
 }
 
+/** How long the reply saying a request was taken waits for the answer to carry. */
+const HOLD_MS = 200;
+
 /** A request taken from another instance. */
 interface Taken {
   open: OpenRequest;
   pieces: string[];
   gone: (() => void)[];
   aborted: boolean;
+  /** While the reply that it was taken is held: sends it, with the answer when given. */
+  reply?: (frame?: AnswerFrame) => void;
 }
 
 export class CrossAnswers {
@@ -41,10 +48,12 @@ export class CrossAnswers {
     this.ends.push(await bus.subscribe(moreFor(self), (message) => this.more(message)));
   }
 
-  /** Stops answering; the requests taken are aborted down their links. */
+  /**
+   * Stops taking requests. Those taken still go on: as the links close (the instance is
+   * stopping), each is answered as a lost link answers, and the answer goes back while the bus is open.
+   */
   close(): void {
     for (const end of this.ends.splice(0)) end();
-    for (const taken of [...this.taken.values()]) this.abort(taken);
   }
 
   private asked(message: unknown): unknown {
@@ -58,7 +67,7 @@ export class CrossAnswers {
     throw new LiteError('INVALID_PARAMS', 'the hub instance got a request on the bus that this version does not take');
   }
 
-  private open(asked: Record<string, unknown>): { here: boolean } {
+  private open(asked: Record<string, unknown>): { here: boolean } | Promise<{ here: boolean; frame?: AnswerFrame }> {
     const headers = stringMap(asked.headers);
     if (!strings(asked, 'from', 'rid', 'agentId', 'method', 'path', 'query', 'principal', 'body') || headers === undefined || !Number.isSafeInteger(asked.parts)) {
       throw new LiteError('INVALID_PARAMS', 'a relayed request on the bus lacks a field');
@@ -68,8 +77,18 @@ export class CrossAnswers {
     if (!this.options.relay.isConnected(open.agentId)) return { here: false };
     const taken: Taken = { open, pieces: [open.body], gone: [], aborted: false };
     this.taken.set(keyOf(open.from, open.rid), taken);
-    if (open.parts === 0) void this.run(taken);
-    return { here: true };
+    // The rest of a large body comes once the asker hears that the request was taken.
+    if (open.parts > 0) return { here: true };
+    const replied = new Promise<{ here: boolean; frame?: AnswerFrame }>((resolve) => {
+      const timer = setTimeout(() => taken.reply?.(), HOLD_MS);
+      taken.reply = (frame) => {
+        clearTimeout(timer);
+        taken.reply = undefined;
+        resolve(frame === undefined ? { here: true } : { here: true, frame });
+      };
+    });
+    void this.run(taken);
+    return replied;
   }
 
   private more(message: unknown): void {
@@ -117,20 +136,28 @@ export class CrossAnswers {
       response = statusError(502, 'UNAVAILABLE', `agent ${open.agentId} could not be reached`);
     }
     try {
-      if ('body' in response) this.whole(open, response);
-      else await this.stream(taken, response);
+      if ('body' in response) this.whole(taken, response);
+      else {
+        // Said taken before the head goes out on its own subject.
+        taken.reply?.();
+        await this.stream(taken, response);
+      }
     } finally {
       this.taken.delete(keyOf(open.from, open.rid));
     }
   }
 
-  private whole(open: OpenRequest, response: Extract<HttpResponse, { body: string }>): void {
+  private whole(taken: Taken, response: Extract<HttpResponse, { body: string }>): void {
+    const { open } = taken;
     const to = answersFor(open.from);
     const { status, headers, body } = response;
     if (body.length <= PART_CHARS) {
-      this.options.bus.publish(to, { type: 'response', rid: open.rid, status, headers, body });
+      const frame: AnswerFrame = { type: 'response', rid: open.rid, status, headers, body };
+      if (taken.reply !== undefined) taken.reply(frame);
+      else this.options.bus.publish(to, frame);
       return;
     }
+    taken.reply?.();
     this.options.bus.publish(to, { type: 'head', rid: open.rid, status, headers, stream: false });
     for (const data of parts(body)) this.options.bus.publish(to, { type: 'chunk', rid: open.rid, data });
     this.options.bus.publish(to, { type: 'end', rid: open.rid });

@@ -79,6 +79,14 @@ describe('CrossRequests', () => {
     expect(cross.pending).toBe(0);
   });
 
+  it('takes an answer that came with the word that the request was taken', async () => {
+    const { cross } = await pair((asked) => ({ here: true, frame: { type: 'response', rid: asked.rid, status: 201, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' } }));
+    const response = await cross.send('B', 'echo', request('{}'), '/message:send', 'alice');
+    expect(response).toMatchObject({ status: 201, headers: { 'content-type': 'application/json' } });
+    expect(await body(response)).toBe('{"ok":true}');
+    expect(cross.pending).toBe(0);
+  });
+
   it('says where the request did not get: an instance not there, or one that holds the link no more', async () => {
     const { cross } = await pair(() => ({ here: false }));
     expect(await body(await cross.send('B', 'echo', request(), '/', 'alice'))).toBe('miss: not-here');

@@ -4,8 +4,8 @@
 //   client ─▶ A ──open{rid,…}──▶ B ──link──▶ agent        (A is told at once whether B took it)
 //   client ◀─ A ◀─response | head, chunk…, end── B ◀──────
 //
-// An instance that is gone answers nothing: the bus says so at once (no responder), and the
-// request is tried elsewhere. Once taken, the instance is asked every `pingMs` whether it still
+// A small whole answer ready at once comes with the reply to `open`. An instance that is gone
+// answers nothing: the bus says so at once (no responder), and the request is tried elsewhere. Once taken, the instance is asked every `pingMs` whether it still
 // holds the request; when it is gone (or twice in a row knows the request no more, or three times
 // stays silent), the client is answered as when an agent's link is lost: 502 before the answer's
 // head, the end of a stream after.
@@ -112,6 +112,9 @@ export class CrossRequests {
       return { miss: 'not-here' };
     }
     entry.acked = true;
+    // The answer itself, when it was ready in time to come with the word that the request was taken.
+    const frame = record(ack)?.frame;
+    if (frame !== undefined) this.take(frame);
     if (entry.abandoned) bus.publish(moreFor(target), { type: 'abort', from: self, rid });
     else for (const data of pieces.slice(1)) bus.publish(moreFor(target), { type: 'part', from: self, rid, data });
     const response = await answered;
