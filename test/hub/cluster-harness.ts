@@ -32,6 +32,8 @@ export interface Instance {
   hub: Hub;
   url: string;
   bus: MemoryBus;
+  /** Its way to the shared directory: `cut`, it fails as a database that went away does. */
+  directory: { cut: boolean };
   /** Leaves the cluster and stops, as on SIGTERM. */
   stop(): Promise<void>;
   /** Goes silent at once, as on SIGKILL: no goodbye, its lease left to run out. */
@@ -86,6 +88,7 @@ export async function memoryCluster(count: number, options: ClusterOptions = {})
       hub,
       url,
       bus,
+      directory,
       async stop() {
         if (down) return;
         down = true;

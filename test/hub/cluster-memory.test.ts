@@ -185,6 +185,18 @@ describe('a hub cluster in one process, when an instance stops or dies', () => {
     expect(JSON.stringify(refused.body)).toContain('agent lonely is not connected to the hub; try again when it is');
   });
 
+  it('says once that the registry went away, not at every renewal, and says when it is back', async () => {
+    const { instances, errors } = await memoryCluster(1);
+    const [a] = instances as [(typeof instances)[0]];
+    a.directory.cut = true;
+    await until(() => a.hub.cluster?.leads === false, 2_000, 'the lead to be let go');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(errors).toEqual(['0: renewing the lease of this hub instance: this instance is dead']);
+    a.directory.cut = false;
+    await until(() => a.hub.cluster?.leads === true, 2_000, 'the lead again');
+    expect(errors.at(-1)).toBe('0: renewing the lease of this hub instance: the registry answers again');
+  });
+
   it('checks the agents at URLs from one instance only, and from another once that one dies', async () => {
     const { instances } = await memoryCluster(3, { checkMs: 40 });
     const plain = await urlAgent('plain');

@@ -81,6 +81,8 @@ export class HubCluster {
   private timer: NodeJS.Timeout | undefined;
   private ticks = 0;
   private ticking = false;
+  /** True while renewals fail (the database is away). */
+  private failing = false;
   private stopped = false;
   private readonly ends: (() => void)[] = [];
 
@@ -241,10 +243,13 @@ export class HubCluster {
         await this.links.refresh(alive);
         if (this.leads) await this.directory.sweep(SWEEP_MS);
       }
+      if (this.failing) this.member.onError(new Error('the registry answers again'), 'renewing the lease of this hub instance');
+      this.failing = false;
     } catch (error) {
-      // Without the database this instance cannot know that it still leads.
+      // Without the database this instance cannot know that it still leads. Said once, not every second.
       this.leads = false;
-      this.member.onError(error, 'renewing the lease of this hub instance');
+      if (!this.failing) this.member.onError(error, 'renewing the lease of this hub instance');
+      this.failing = true;
     } finally {
       this.ticking = false;
     }
