@@ -23,6 +23,11 @@ describe('a hub cluster in one process', () => {
     await until(() => a.hub.isConnected('echo'), 5_000, 'A to know of the link');
     expect([a.hub.relay.isConnected('echo'), b.hub.relay.isConnected('echo')]).toEqual([false, true]);
     expect(await agentAt(a.url, 'echo')).toMatchObject({ connected: true, link: 'websocket', instance: b.hub.instance, health: { up: true } });
+    // Its card at A points at A; the AI Catalog of A lists it.
+    const card = (await (await fetch(`${a.url}/agents/echo/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
+    expect(card.supportedInterfaces.map((i) => i.url).every((url) => url.startsWith(`${a.url}/agents/echo`))).toBe(true);
+    const catalog = (await (await fetch(`${a.url}/.well-known/ai-catalog.json`)).json()) as { entries: { url: string }[] };
+    expect(catalog.entries.map((entry) => entry.url)).toEqual([`${a.url}/agents/echo/.well-known/agent-card.json`]);
 
     const sent = await send(a.url, 'echo', 'echo hello');
     expect(sent.status).toBe(200);

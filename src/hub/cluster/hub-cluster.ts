@@ -187,6 +187,7 @@ export class HubCluster {
     clearInterval(this.timer);
     this.say({ bye: true });
     for (const end of this.ends.splice(0)) end();
+    this.links.stop();
     this.answers.close();
     this.cross.close();
     this.shareHealth.close();

@@ -32,10 +32,20 @@ export class ClusterLinks {
   /** Links found not there (the instance no longer holds them) whose rows may still be read: agent → epoch. */
   private readonly notThere = new Map<string, number>();
 
+  /** True once this instance left the cluster: its links went with its lease. */
+  private stopped = false;
+  private end: (() => void) | undefined;
+
   constructor(private readonly options: ClusterLinksOptions) {}
 
   async start(): Promise<void> {
-    await this.options.bus.subscribe(LINKS, (message) => this.heard(message));
+    this.end = await this.options.bus.subscribe(LINKS, (message) => this.heard(message));
+  }
+
+  /** Stops recording and hearing links (this instance left, and its lease took its links with it). */
+  stop(): void {
+    this.stopped = true;
+    this.end?.();
   }
 
   /** The link of `agentId` as last heard, if an instance not found gone holds it. */
@@ -190,6 +200,7 @@ export class ClusterLinks {
   }
 
   private write(agentId: string, step: () => Promise<void>): void {
+    if (this.stopped) return;
     const next = (this.writes.get(agentId) ?? Promise.resolve())
       .then(step)
       .catch((error: unknown) => this.options.onError(error, `recording the link of agent ${agentId}`))
