@@ -44,6 +44,13 @@ describe('hub and serve --hub flags', () => {
     expect(cluster.stderr).toBe('a2a-lite: USAGE: hub: --cluster needs a registry that every instance shares: --store postgres://… (or A2A_LITE_HUB_STORE)\n');
   });
 
+  it('names a registry or a bus it cannot reach, without the password the environment gave', () => {
+    const store = cli(['hub', '--json'], { home: tempHome(), env: { A2A_LITE_HUB_STORE: 'postgres://hub:hunter2@127.0.0.1:1/hubs' } });
+    expect(store.code).toBe(7);
+    expect(store.stderr).toContain('postgres://hub@127.0.0.1:1/hubs');
+    expect(store.stdout + store.stderr).not.toContain('hunter2');
+  });
+
   it.each([
     [['--port', 'none'], 'serve: --port none needs --hub URL, or no client could reach this agent'],
     [['--hub-id', 'x'], 'serve: --hub-token-env, --hub-id and --hub-shared need --hub URL'],

@@ -54,6 +54,13 @@ describe.skipIf(noPostgres || noNats)('a hub cluster of processes on PostgreSQL 
     expect(JSON.stringify(hub.info) + hub.stderr()).not.toContain('hunter2');
   }, 60_000);
 
+  it('stops with the bus named, without its password, when NATS does not answer', async () => {
+    const refused = await cliAsync(['hub', '--json', '--store', db.url({ schema: uniqueName('hub') })], { home: tempHome('hub'), env: { A2A_LITE_CLUSTER: 'nats://hub:hunter2@127.0.0.1:1' } });
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toContain('cannot reach the cluster bus at nats://127.0.0.1:1');
+    expect(refused.stdout + refused.stderr).not.toContain('hunter2');
+  }, 60_000);
+
   it('reaches an agent dialled in to B through A: send, stream, get, cancel, subscribe', async () => {
     const [a, b] = (await cluster(2)) as [Hub, Hub];
     await startAgent(b.url, 'echo');

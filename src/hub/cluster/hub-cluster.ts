@@ -208,6 +208,8 @@ export class HubCluster {
       this.left(from);
       return;
     }
+    // Known alive from now, not only from the next renewal: its tasks are asked for in lists.
+    if (!this.alive.includes(from)) this.alive = [...this.alive, from];
     this.links.seen(from);
     this.feed.presence(from, heard.watched === true);
     if (heard.hello === true) this.shareHealth.announce();
@@ -215,6 +217,7 @@ export class HubCluster {
 
   /** `instance` stopped, or its lease ran out. */
   private left(instance: string): void {
+    this.alive = this.alive.filter((alive) => alive !== instance);
     this.links.left(instance);
     this.member.health.forgetInstance(instance);
     this.feed.left(instance);
