@@ -24,8 +24,7 @@ export type { HubClusterOptions } from './hub/cluster/hub-cluster.js';
 export type { HubDirectory, AgentLink } from './hub/cluster/directory.js';
 export type { LinkKind } from './hub/relay.js';
 export { openBus } from './cluster/open-bus.js';
-export type { Bus, BusListener, BusResponder } from './cluster/bus.js';
-export type { NatsBusOptions } from './cluster/nats-bus.js';
+export type { Bus, BusListener, BusOptions, BusResponder } from './cluster/bus.js';
 
 // An agent behind NAT dials in to a hub and serves its tasks down that link.
 export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/connector.js';
