@@ -93,6 +93,13 @@ describe('CrossRequests', () => {
     expect(await body(await cross.send('Z', 'echo', request(), '/', 'alice'))).toBe('miss: gone');
   });
 
+  it('answers 503 with Retry-After, trying nowhere else, when the other instance does not say in time whether it took the request', async () => {
+    const { cross } = await pair(() => new Promise(() => undefined));
+    const response = await cross.send('B', 'echo', request(), '/', 'alice');
+    expect(response).toMatchObject({ status: 503, headers: { 'retry-after': '2' } });
+    expect(await body(response)).toContain('did not answer in time; a task the agent may have accepted is still there');
+  });
+
   it('streams the answer, and tells the other instance when the client goes away', async () => {
     let rid = '';
     const { cross, more } = await pair((asked, reply) => {

@@ -106,8 +106,8 @@ export class CrossRequests {
       stopListening();
       if (isNoResponder(error)) return { miss: 'gone' };
       // Too slow to say, it may yet relay the request: not tried elsewhere, so that it runs once at most.
-      const why = isLiteError(error, 'CLUSTER_UNAVAILABLE') ? 'did not answer in time' : `refused it (${(error as Error).message})`;
-      return statusError(503, 'UNAVAILABLE', `the hub instance holding the link of agent ${agentId} ${why}; try again`, { 'retry-after': '2' });
+      if (!isLiteError(error, 'CLUSTER_UNAVAILABLE')) return statusError(502, 'UNAVAILABLE', `the hub instance holding the link of agent ${agentId} refused the request: ${(error as Error).message}`);
+      return statusError(503, 'UNAVAILABLE', `the hub instance holding the link of agent ${agentId} did not answer in time; a task the agent may have accepted is still there`, { 'retry-after': '2' });
     }
     if (record(ack)?.here !== true) {
       this.out.delete(rid);
