@@ -5,12 +5,14 @@
 // generator to core 1 (taskset); PostgreSQL runs where the machine puts it. Each round measures
 // both stores back to back, the order alternating. A database is made for the run and dropped.
 //
-// `node bench/scale.mjs [--rounds N] [--seconds S] [--postgres URL]` (default URL:
-// postgres://postgres@127.0.0.1:5432/postgres, the server the run's database is made on).
+// `node bench/scale.mjs [--rounds N] [--seconds S] [--postgres URL] [--only serve|hub-cluster]`
+// (default URL: postgres://postgres@127.0.0.1:5432/postgres, the server the run's database is
+// made on). Its second section is bench/hub-cluster.mjs: what a hub's relay across instances adds.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { describe as describeHubCluster, run as runHubCluster } from './hub-cluster.mjs';
 import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -92,7 +94,8 @@ export function describe(r) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { rounds: { type: 'string' }, seconds: { type: 'string' }, postgres: { type: 'string' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string' }, seconds: { type: 'string' }, postgres: { type: 'string' }, only: { type: 'string' } } });
   const options = { ...(values.rounds === undefined ? {} : { rounds: Number(values.rounds) }), ...(values.seconds === undefined ? {} : { seconds: Number(values.seconds) }), ...(values.postgres === undefined ? {} : { postgres: values.postgres }) };
-  for (const line of describe(await run(options))) console.log(line);
+  if (values.only !== 'hub-cluster') for (const line of describe(await run(options))) console.log(line);
+  if (values.only !== 'serve') for (const line of describeHubCluster(await runHubCluster(options))) console.log(line);
 }

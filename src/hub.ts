@@ -8,7 +8,7 @@ export { createHubHandler, hubUpgrades, type HubHandlerOptions } from './hub/hub
 export type { LinkOptions } from './net/websocket.js';
 export type { UpgradeLimits } from './net/upgrade.js';
 export type { Upgrades } from './net/node-http.js';
-export type { HubEvents, HubEvent, AgentHealth, TaskSeen } from './hub/hub-events.js';
+export type { HubEvents, HubEvent, HubListener, AgentHealth, TaskSeen } from './hub/hub-events.js';
 export type { A2AHandler } from './a2a/server/http.js';
 export type { HttpHandler, HttpRequest, HttpResponse, RequestHead } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
@@ -16,6 +16,15 @@ export type { AuthOptions, Credential } from './a2a/server/auth.js';
 // Where the hub keeps its registry.
 export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';
 export { openSqliteHubStore, type SqliteHubStore } from './hub/sqlite-hub-store.js';
+export { openPostgresHubStore, type PostgresHubStore, type PostgresHubStoreOptions } from './hub/postgres-hub-store.js';
+export type { PoolOptions } from './store/postgres/connection.js';
+
+// Several instances of one hub: a store they share (PostgreSQL), and a bus between them (NATS).
+export type { HubClusterOptions } from './hub/cluster/hub-cluster.js';
+export type { HubDirectory, AgentLink } from './hub/cluster/directory.js';
+export type { LinkKind } from './hub/relay.js';
+export { openBus } from './cluster/open-bus.js';
+export type { Bus, BusListener, BusOptions, BusResponder } from './cluster/bus.js';
 
 // An agent behind NAT dials in to a hub and serves its tasks down that link.
 export { connectToHub, type ConnectorOptions, type HubConnection } from './hub/connector.js';

@@ -19,6 +19,8 @@ const MAX_API_BODY = 64 * 1024;
 /** An agent as the API shows it: what it offers, where to call it at the hub, how it is. */
 export function agentView(hub: Hub, agent: HubAgent, principal: string): Record<string, unknown> {
   const view = viewOf(agent.card);
+  // In a cluster, which instance holds its link.
+  const link = agent.kind === 'connected' ? hub.linkOf(agent.id) : undefined;
   return {
     id: agent.id,
     kind: agent.kind,
@@ -29,8 +31,9 @@ export function agentView(hub: Hub, agent: HubAgent, principal: string): Record<
     skills: view.skills,
     url: hub.agentUrl(agent.id),
     cardUrl: `${hub.agentUrl(agent.id)}/.well-known/agent-card.json`,
-    connected: agent.kind === 'connected' ? hub.relay.isConnected(agent.id) : undefined,
-    link: agent.kind === 'connected' ? hub.relay.linkOf(agent.id) : undefined,
+    connected: agent.kind === 'connected' ? hub.isConnected(agent.id) : undefined,
+    link: agent.kind === 'connected' ? link?.kind : undefined,
+    instance: link?.instance,
     health: hub.health.of(agent.id),
     mine: agent.owner === principal,
     shared: agent.shared === true,
@@ -57,7 +60,8 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
   const { method, path } = request;
   if (path === '/hub/v1' && method === 'GET') {
     const agents = await hub.registry.store.list();
-    return json(200, { hub: 'a2a-lite', principal, agents: agents.length, connected: hub.relay.connectedCount() });
+    const cluster = hub.cluster === undefined ? {} : { cluster: { instance: hub.instance, instances: hub.cluster.alive.length, leader: hub.cluster.leads, checkRounds: hub.checkRounds } };
+    return json(200, { hub: 'a2a-lite', principal, agents: agents.length, connected: hub.connectedCount(), ...cluster });
   }
   if (path === '/hub/v1/agents') {
     if (method === 'GET') return json(200, { agents: (await hub.registry.search(queryOf(request.query))).map((agent) => agentView(hub, agent, principal)) });
@@ -86,7 +90,7 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
     } catch {
       throw new LiteError('INVALID_PARAMS', 'the agent id in the path is not valid percent-encoding');
     }
-    if (method === 'GET') return json(200, { agent: agentView(hub, await hub.registry.get(id), principal), card: await hub.publishedCard(id), tasks: hub.tasks.list(principal, id) });
+    if (method === 'GET') return json(200, { agent: agentView(hub, await hub.registry.get(id), principal), card: await hub.publishedCard(id), tasks: await hub.listTasks(principal, id) });
     if (method === 'DELETE') {
       await hub.registry.remove(id, principal);
       return json(200, { removed: id });
@@ -99,9 +103,9 @@ export async function apiRoute(hub: Hub, request: HttpRequest, principal: string
     const candidates = await hub.registry.candidates(skill, principal);
     return json(200, { skill, candidates: candidates.map((c) => ({ agent: agentView(hub, c.agent, principal), score: c.score, why: c.why })) });
   }
-  if (path === '/hub/v1/tasks' && method === 'GET') return json(200, { tasks: hub.tasks.list(principal, request.query.get('agent') ?? undefined) });
+  if (path === '/hub/v1/tasks' && method === 'GET') return json(200, { tasks: await hub.listTasks(principal, request.query.get('agent') ?? undefined) });
   if (path === '/hub/v1/events' && method === 'GET') {
-    const state = { agents: (await hub.registry.store.list()).map((agent) => agentView(hub, agent, principal)), tasks: hub.tasks.list(principal) };
+    const state = { agents: (await hub.registry.store.list()).map((agent) => agentView(hub, agent, principal)), tasks: await hub.listTasks(principal) };
     return { status: 200, headers: { ...SSE_HEADERS }, events: hub.events.watch(principal, () => state, request.headers['last-event-id']) };
   }
   if (path === '/ard/search') {

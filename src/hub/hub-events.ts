@@ -1,6 +1,9 @@
 // The hub's live feed: every change a watcher (the console, a script) should see, in order,
 // each with a number. `GET /hub/v1/events` streams them; a watcher that reconnects with
-// Last-Event-ID gets those it missed while the hub still holds them (the last 1000).
+// Last-Event-ID gets those it missed while the hub still holds them (the last 1000). In a
+// cluster the feed holds the other instances' events too (cluster/feed-share.ts), and each
+// instance numbers its own feed: its ids carry its tag, so that an id from another instance
+// (a watcher sent elsewhere by a load balancer) is known as such and answered with a snapshot.
 
 import { sseComment, sseEvent } from '../net/sse.js';
 import { Channel } from './channel.js';
@@ -52,29 +55,49 @@ interface Kept {
   line?: string;
 }
 
+/** Told each event as it is published; `from`, the instance of a cluster it came from (none: this one). */
+export type HubListener = (event: HubEvent, at: number, from?: string) => void;
+
 export class HubEvents {
   private seq = 0;
   private readonly recent: Kept[] = [];
   /** Each watcher's stream, and the principal it sees tasks of. */
   private readonly watchers = new Map<Channel, string>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly listeners: ((event: HubEvent) => void)[] = [];
+  private readonly listeners: HubListener[] = [];
   private taskListeners = 0;
   private readonly catchUps: (() => void)[] = [];
+  /** True while a watcher follows the feed at another instance of the cluster. */
+  followedElsewhere: () => boolean = () => false;
+  /** Told when a watcher starts, before it is sent anything. */
+  onWatch: (() => void) | undefined;
+
+  /** `tag`, in a cluster: what this instance's event ids start with. */
+  constructor(private readonly tag = '') {}
 
   /**
    * Calls `listener` with every event from now on, in this process (the hub's own log). Task
    * events come as the answers are relayed only with `tasks: true`; otherwise the hub may read
    * answers later, when someone asks for them.
    */
-  listen(listener: (event: HubEvent) => void, options: { tasks?: boolean } = {}): void {
+  listen(listener: HubListener, options: { tasks?: boolean } = {}): void {
     this.listeners.push(listener);
     if (options.tasks === true) this.taskListeners += 1;
   }
 
   /** True while someone follows the tasks live: a watcher of the feed, or a listener that asked for them. */
   get followed(): boolean {
-    return this.watchers.size > 0 || this.taskListeners > 0;
+    return this.watchers.size > 0 || this.taskListeners > 0 || this.followedElsewhere();
+  }
+
+  /** True while a watcher follows the feed here. */
+  get watched(): boolean {
+    return this.watchers.size > 0;
+  }
+
+  /** Puts in the feed now what was put off (the answers nobody read yet). */
+  catchUp(): void {
+    for (const catchUp of this.catchUps) catchUp();
   }
 
   /** Runs `catchUp` before a watcher starts, so that what was put off is in the feed first. */
@@ -82,14 +105,14 @@ export class HubEvents {
     this.catchUps.push(catchUp);
   }
 
-  /** Publishes `event`, which happened at `at` (ms since the epoch; default now). */
-  publish(event: HubEvent, at = Date.now()): void {
-    for (const listener of this.listeners) listener(event);
+  /** Publishes `event`, which happened at `at` (ms since the epoch; default now) at instance `from` (default: this one). */
+  publish(event: HubEvent, at = Date.now(), from?: string): void {
+    for (const listener of this.listeners) listener(event, at, from);
     const kept: Kept = { seq: ++this.seq, event, at };
     this.recent.push(kept);
     if (this.recent.length > KEPT) this.recent.shift();
     // Most relayed requests happen with nobody watching: their events are not written out.
-    if (this.watchers.size > 0) for (const [watcher, principal] of this.watchers) if (visible(kept.event, principal)) watcher.push(lineOf(kept));
+    if (this.watchers.size > 0) for (const [watcher, principal] of this.watchers) if (visible(kept.event, principal)) watcher.push(this.lineOf(kept));
   }
 
   /**
@@ -98,14 +121,15 @@ export class HubEvents {
    * new event. Ends when the watcher goes away.
    */
   watch(principal: string, snapshot: () => unknown, lastEventId?: string): AsyncIterable<string> {
-    for (const catchUp of this.catchUps) catchUp();
+    this.onWatch?.();
+    this.catchUp();
     const channel = new Channel();
-    const after = lastEventId === undefined || !/^\d+$/.test(lastEventId) ? undefined : Number(lastEventId);
+    const after = this.seqOf(lastEventId);
     const oldest = this.recent[0]?.seq ?? this.seq + 1;
     if (after !== undefined && after <= this.seq && after + 1 >= oldest) {
-      for (const kept of this.recent) if (kept.seq > after && visible(kept.event, principal)) channel.push(lineOf(kept));
+      for (const kept of this.recent) if (kept.seq > after && visible(kept.event, principal)) channel.push(this.lineOf(kept));
     } else {
-      channel.push(sseEvent(snapshot(), this.seq, 'snapshot'));
+      channel.push(sseEvent(snapshot(), `${this.tag}${this.seq}`, 'snapshot'));
     }
     this.watchers.set(channel, principal);
     channel.onClose(() => this.watchers.delete(channel));
@@ -129,10 +153,17 @@ export class HubEvents {
     clearInterval(this.timer);
     for (const watcher of this.watchers.keys()) watcher.end();
   }
-}
 
-function lineOf(kept: Kept): string {
-  return (kept.line ??= sseEvent({ ...kept.event, at: new Date(kept.at).toISOString() }, kept.seq, kept.event.type));
+  /** The number of an event id of this feed; undefined for another's (or none). */
+  private seqOf(id: string | undefined): number | undefined {
+    if (id === undefined || !id.startsWith(this.tag)) return undefined;
+    const seq = id.slice(this.tag.length);
+    return /^\d+$/.test(seq) ? Number(seq) : undefined;
+  }
+
+  private lineOf(kept: Kept): string {
+    return (kept.line ??= sseEvent({ ...kept.event, at: new Date(kept.at).toISOString() }, `${this.tag}${kept.seq}`, kept.event.type));
+  }
 }
 
 /** Agents are everyone's to see; a task only its maker's. */

@@ -1,7 +1,10 @@
 // What the hub keeps across restarts: the registered agents, each with the card it last
 // published and the principal that owns its id, and whose send made each task at an agent the
 // hub calls at its URL. Health and open connections are not kept: they are facts about the
-// moment, learned again when agents reconnect or answer a check.
+// moment, learned again when agents reconnect or answer a check. A store that instances of a
+// cluster share also holds the cluster's directory (cluster/directory.ts).
+
+import { MemoryHubDirectory, type HubDirectory } from './cluster/directory.js';
 
 /** One registered agent as the hub stores it. */
 export interface HubAgent {
@@ -33,6 +36,11 @@ export interface HubStore {
   list(): Promise<HubAgent[]>;
   /** Saves `agent` under its id, replacing what was there. */
   put(agent: HubAgent): Promise<void>;
+  /**
+   * Saves `agent` unless another principal owns its id; false, saving nothing, when one does.
+   * One step, so that two instances registering one new id at once cannot both win it.
+   */
+  putOwned(agent: HubAgent): Promise<boolean>;
   /** True when there was an agent to remove. */
   remove(id: string): Promise<boolean>;
   /** The principal whose send made task `taskId` at the agent whose URL is `backend`. */
@@ -42,6 +50,8 @@ export interface HubStore {
    * owner recorded, whoever it is.
    */
   claimTask(backend: string, taskId: string, principal: string): Promise<string>;
+  /** The directory of the hub instances that share this store, for a store they can share. */
+  directory?(): HubDirectory;
   close(): Promise<void>;
 }
 
@@ -63,10 +73,11 @@ export function withNewCard(previous: HubAgent | undefined, next: Omit<HubAgent,
   };
 }
 
-/** A store for one hub process: everything is lost when it stops. */
+/** A store for one hub process (or several hubs in one process): everything is lost when it stops. */
 export class MemoryHubStore implements HubStore {
   private readonly agents = new Map<string, HubAgent>();
   private readonly owners = new Map<string, string>();
+  private shared: MemoryHubDirectory | undefined;
 
   get(id: string): Promise<HubAgent | undefined> {
     const agent = this.agents.get(id);
@@ -82,6 +93,13 @@ export class MemoryHubStore implements HubStore {
     return Promise.resolve();
   }
 
+  putOwned(agent: HubAgent): Promise<boolean> {
+    const owner = this.agents.get(agent.id)?.owner;
+    if (owner !== undefined && owner !== agent.owner) return Promise.resolve(false);
+    this.agents.set(agent.id, structuredClone(agent));
+    return Promise.resolve(true);
+  }
+
   remove(id: string): Promise<boolean> {
     return Promise.resolve(this.agents.delete(id));
   }
@@ -95,6 +113,11 @@ export class MemoryHubStore implements HubStore {
     const owner = this.owners.get(key) ?? principal;
     this.owners.set(key, owner);
     return Promise.resolve(owner);
+  }
+
+  /** One directory for every hub given this store. */
+  directory(): HubDirectory {
+    return (this.shared ??= new MemoryHubDirectory());
   }
 
   close(): Promise<void> {

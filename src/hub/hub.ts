@@ -1,26 +1,27 @@
 // One hub: the registry, the relay for connected agents, health, the tasks seen and the live
 // feed, wired together; and the one way a request reaches an agent through the hub, whichever
-// way that agent is registered. The HTTP routes are in hub-handler.ts and hub-api.ts.
+// way that agent is registered. The HTTP routes are in hub-handler.ts and hub-api.ts. Given a
+// cluster (cluster/hub-cluster.ts), it is one instance of a hub that many share.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
-import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
+import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardBase, pointedAt, rpcPathsOf } from './agent-card-view.js';
+import { clusterVia, HubCluster, type HubClusterOptions } from './cluster/hub-cluster.js';
 import { HealthBoard } from './health.js';
-import { HubEvents } from './hub-events.js';
+import { HubEvents, type TaskSeen } from './hub-events.js';
 import type { HubStore } from './hub-store.js';
 import { DEFAULT_MAX_HOPS, nextTrail, VIA_HEADER, viaFor } from './loop-guard.js';
+import { Forwarded, forwardedHeaders, whenDone } from './forwarded.js';
 import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
 import { relayedAnswer } from './relayed-answer.js';
 import { forwardedBody, readRelayed, refusal } from './relayed-request.js';
-import { Relay } from './relay.js';
-import { passedHeaders } from './passed-headers.js';
+import { Relay, type LinkKind } from './relay.js';
 import { backendOf, TaskOwners } from './task-owners.js';
 import { TaskWatch } from './task-watch.js';
-import { watchedEvents } from './watched-events.js';
 
 export interface HubOptions {
   store: HubStore;
@@ -35,11 +36,20 @@ export interface HubOptions {
   /** How often URL agents' cards are fetched to check them (default 30 s; 0: never). */
   checkMs?: number;
   maxHops?: number;
+  /**
+   * Run as one instance of a cluster: the store must be one the instances share (PostgreSQL),
+   * and `bus` one prefix of one bus. Call `start()` before serving.
+   */
+  cluster?: HubClusterOptions;
+  /** This instance's id, unique while it runs (default: a random UUID). */
+  instance?: string;
+  /** Told of the hub's own failures in the background (the cluster's); default: a line on stderr. */
+  onError?: (error: unknown, where: string) => void;
 }
 
 export class Hub {
   /** The live feed: `hub.events.listen(…)` hears agents come and go, their health, and tasks. */
-  readonly events = new HubEvents();
+  readonly events: HubEvents;
   /** @internal */
   readonly health: HealthBoard;
   /** @internal */
@@ -49,29 +59,100 @@ export class Hub {
   /** @internal */
   readonly tasks: TaskWatch;
   private readonly owners: TaskOwners;
-  /** This hub while it runs, as the requests it sends name it (the loop guard's A2A-Lite-Via). */
-  readonly instance = randomUUID();
+  /** This hub while it runs (this instance, in a cluster). */
+  readonly instance: string;
+  /** How the requests it sends name it (the loop guard's A2A-Lite-Via): in a cluster, the same for every instance. */
+  readonly via: string;
+  /** @internal This instance's part in its cluster, when it runs in one. */
+  readonly cluster: HubCluster | undefined;
   readonly allowPrivate: boolean;
+  /** Rounds of checks of the agents at URLs this hub has run (in a cluster, only the instance leading them runs them). */
+  checkRounds = 0;
   private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(readonly options: HubOptions) {
     this.allowPrivate = options.allowPrivate ?? false;
+    this.instance = options.instance ?? randomUUID();
+    this.via = options.cluster === undefined ? this.instance : clusterVia(options.cluster.bus.prefix);
+    this.events = new HubEvents(options.cluster === undefined ? '' : `${this.instance.slice(0, 8)}-`);
     this.health = new HealthBoard(this.events);
-    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate, this.instance);
+    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate, this.via);
     this.owners = new TaskOwners(options.store);
     this.tasks = new TaskWatch(this.events);
     const health = this.health;
+    const links = (): HubCluster['links'] | undefined => this.cluster?.links;
     this.relay = new Relay({
-      observer: { up: (id) => health.up(id), down: (id, reason) => health.failed(id, reason), latency: (id, ms) => health.up(id, ms) },
+      observer: {
+        up: (id) => {
+          health.up(id);
+          links()?.up(id, this.relay.linkOf(id) ?? 'websocket');
+        },
+        down: (id, reason) => {
+          health.failed(id, reason);
+          links()?.down(id);
+        },
+        latency: (id, ms) => health.up(id, ms),
+      },
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
     });
+    this.cluster = options.cluster === undefined ? undefined : this.joined(options.cluster);
     this.events.keepAlive(15_000);
     const checkMs = options.checkMs ?? 30_000;
     if (checkMs > 0) {
-      this.timer = setInterval(() => void this.registry.checkUrlAgents().catch(() => undefined), checkMs);
+      this.timer = setInterval(() => void this.checkUrlAgents(), checkMs);
       this.timer.unref();
     }
+  }
+
+  /** Joins the cluster, when the hub runs in one: resolves once this instance is reachable by the others. */
+  async start(): Promise<void> {
+    await this.cluster?.start();
+  }
+
+  /** Checks the agents registered by URL: at once here, or in a cluster only on the instance leading the checks. */
+  async checkUrlAgents(): Promise<void> {
+    if (this.cluster !== undefined && !this.cluster.leads) return;
+    this.checkRounds += 1;
+    await this.registry.checkUrlAgents().catch(() => undefined);
+  }
+
+  /** True while agent `id` is connected to this hub (to any instance of its cluster). */
+  isConnected(id: string): boolean {
+    return this.relay.isConnected(id) || this.cluster?.links.cached(id) !== undefined;
+  }
+
+  /** How agent `id` is connected now, and to which instance of a cluster; undefined when it is not. */
+  linkOf(id: string): { kind: LinkKind; instance?: string } | undefined {
+    const kind = this.relay.linkOf(id);
+    if (this.cluster === undefined) return kind === undefined ? undefined : { kind };
+    if (kind !== undefined) return { kind, instance: this.instance };
+    const link = this.cluster.links.cached(id);
+    return link === undefined ? undefined : { kind: link.kind, instance: link.instance };
+  }
+
+  /** How many agents are connected (to any instance of the cluster). */
+  connectedCount(): number {
+    return this.cluster === undefined ? this.relay.connectedCount() : Math.max(this.relay.connectedCount(), this.cluster.links.count());
+  }
+
+  /** The tasks `principal` sent through the hub (any instance of its cluster), newest first. */
+  async listTasks(principal: string, agentId?: string): Promise<TaskSeen[]> {
+    return this.cluster === undefined ? this.tasks.list(principal, agentId) : this.cluster.tasks(principal, agentId);
+  }
+
+  /** Stops as `close` does, first leaving the cluster (the others are told, the lease dropped). */
+  async stop(): Promise<void> {
+    await this.cluster?.leave();
+    this.close();
+  }
+
+  private joined(options: HubClusterOptions): HubCluster {
+    const directory = options.directory ?? this.options.store.directory?.();
+    if (directory === undefined) throw new LiteError('USAGE', 'a hub cluster needs a registry its instances share: a postgres:// store');
+    const onError = this.options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
+    const member = { instance: this.instance, relay: this.relay, registry: this.registry, health: this.health, events: this.events, tasks: this.tasks, graceMs: this.options.graceMs ?? 10_000, onError };
+    return new HubCluster(member, { ...options, directory });
   }
 
   /** Where the hub publishes agent `id`. */
@@ -97,7 +178,7 @@ export class Hub {
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
     let via: string;
     try {
-      via = viaFor(this.instance, request.headers[VIA_HEADER]);
+      via = viaFor(this.via, request.headers[VIA_HEADER]);
     } catch (error) {
       return statusError(508, 'FAILED_PRECONDITION', (error as Error).message);
     }
@@ -122,7 +203,8 @@ export class Hub {
     const started = agent.kind === 'url' ? performance.now() : 0;
     let response: HttpResponse;
     try {
-      response = agent.kind === 'connected' ? await this.relay.forward(id, forwarded, read.path, principal) : await forwardTo(agent.url ?? '', forwarded, read.path, this.allowPrivate);
+      if (agent.kind === 'url') response = await forwardTo(agent.url ?? '', forwarded, read.path, this.allowPrivate);
+      else response = this.cluster === undefined ? await this.relay.forward(id, forwarded, read.path, principal) : await this.cluster.forward(id, forwarded, read.path, principal);
     } catch (error) {
       if (send) this.health.busy(id, -1);
       throw error;
@@ -139,8 +221,9 @@ export class Hub {
     return whenDone(tapped, () => this.health.busy(id, -1));
   }
 
-  /** Stops timers, connections and watchers. */
+  /** Stops timers, connections and watchers (and leaves the cluster, without waiting: `stop` waits). */
   close(): void {
+    if (this.cluster !== undefined) void this.cluster.leave();
     if (this.timer !== undefined) clearInterval(this.timer);
     this.relay.close();
     this.events.close();
@@ -156,61 +239,4 @@ export class Hub {
       return response;
     }
   }
-}
-
-/**
- * `request` as the hub forwards it: the path and body it read, the headers it passes on. Not a
- * spread: the node adapter's query and signal are getters, made on first use, which a spread
- * would make at once or drop.
- */
-class Forwarded implements HttpRequest {
-  constructor(
-    private readonly request: HttpRequest,
-    readonly path: string,
-    readonly body: string,
-    readonly headers: HttpRequest['headers'],
-  ) {}
-
-  get method(): string {
-    return this.request.method;
-  }
-
-  get query(): URLSearchParams {
-    return this.request.query;
-  }
-
-  get search(): string | undefined {
-    return this.request.search;
-  }
-
-  get signal(): AbortSignal | undefined {
-    return this.request.signal;
-  }
-
-  onGone(listener: () => void): () => void {
-    return whenGone(this.request, listener);
-  }
-}
-
-/**
- * The headers passed on: the hubs the request went through, and for an agent at a URL (which
- * sees every caller as the hub) an Idempotency-Key of the caller's own, so that two callers who
- * chose the same key do not get one task.
- */
-function forwardedHeaders(headers: HttpRequest['headers'], via: string, principal: string | undefined): Record<string, string> {
-  const key = headers['idempotency-key'];
-  if (principal === undefined || key === undefined) return passedHeaders(headers, [[VIA_HEADER, via]]);
-  return passedHeaders(headers, [
-    [VIA_HEADER, via],
-    ['idempotency-key', createHash('sha256').update(`${principal}\n${key}`).digest('base64url')],
-  ]);
-}
-
-/** `response`, running `done` once when its body has been answered or its stream has ended. */
-function whenDone(response: HttpResponse, done: () => void): HttpResponse {
-  if ('body' in response) {
-    done();
-    return response;
-  }
-  return { ...response, events: watchedEvents(response.events, { end: done }) };
 }

@@ -7,11 +7,15 @@ import { openPool, type PgDatabase, type PoolOptions } from '../store/postgres/c
 import { indexKey, key, unkey } from '../store/postgres/keys.js';
 import { DEFAULT_HUB_SCHEMA, postgresLocation, schemaOf } from '../store/postgres/location.js';
 import { migrate } from '../store/postgres/migrate.js';
+import type { HubDirectory } from './cluster/directory.js';
+import { DIRECTORY_MIGRATION, PostgresHubDirectory } from './cluster/postgres-directory.js';
 import type { HubAgent, HubStore } from './hub-store.js';
 
 // Ids, backends and task ids are compared only, as `indexKey`s (see store/postgres/keys.ts): an
 // agent's task id can be as long and as odd as the agent likes. The agent is its JSON; an owner
-// is read back from its UTF-16BE bytes. Migration n takes the schema from version n-1 to n.
+// is read back from its UTF-16BE bytes. Migration n takes the schema from version n-1 to n. The
+// second adds each agent's owner as a column of its own (compared when an id is claimed; NULL in
+// rows saved before it, whose owner is then read from their JSON) and the cluster's directory.
 export const HUB_MIGRATIONS: readonly string[] = [
   `CREATE TABLE {schema}.hub_agents (
      id bytea PRIMARY KEY,
@@ -23,6 +27,8 @@ export const HUB_MIGRATIONS: readonly string[] = [
      owner bytea NOT NULL,
      PRIMARY KEY (backend, task_id)
    );`,
+  `ALTER TABLE {schema}.hub_agents ADD COLUMN owner bytea;
+   ${DIRECTORY_MIGRATION}`,
 ];
 
 export interface PostgresHubStoreOptions extends PoolOptions {
@@ -35,6 +41,7 @@ export interface PostgresHubStoreOptions extends PoolOptions {
 }
 
 export class PostgresHubStore implements HubStore {
+  private shared: PostgresHubDirectory | undefined;
   /** @internal Use `openPostgresHubStore`, which migrates the schema first. */
   constructor(
     private readonly db: PgDatabase,
@@ -55,9 +62,35 @@ export class PostgresHubStore implements HubStore {
   async put(agent: HubAgent): Promise<void> {
     await this.db.query(
       'save an agent',
-      `INSERT INTO ${this.schema}.hub_agents (id, body) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET body = excluded.body`,
-      [indexKey(agent.id), JSON.stringify(agent)],
+      `INSERT INTO ${this.schema}.hub_agents (id, owner, body) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, body = excluded.body`,
+      [indexKey(agent.id), key(agent.owner), JSON.stringify(agent)],
     );
+  }
+
+  /**
+   * One statement: saved when the id is free or the owner's. Not saved, the owner is read back:
+   * a row saved before owners had a column of their own (NULL there) is judged by its JSON.
+   */
+  async putOwned(agent: HubAgent): Promise<boolean> {
+    const rows = await this.db.query<{ saved: boolean; owner: Buffer | null }>(
+      'save an agent',
+      `WITH saved AS (
+         INSERT INTO ${this.schema}.hub_agents (id, owner, body) VALUES ($1, $2, $3)
+         ON CONFLICT (id) DO UPDATE SET body = excluded.body WHERE ${this.schema}.hub_agents.owner = excluded.owner
+         RETURNING 1
+       )
+       SELECT true AS saved, NULL::bytea AS owner FROM saved
+       UNION ALL
+       SELECT false, owner FROM ${this.schema}.hub_agents WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM saved)`,
+      [indexKey(agent.id), key(agent.owner), JSON.stringify(agent)],
+    );
+    const row = rows[0];
+    if (row?.saved === true) return true;
+    // No row read back: another instance saved the id after this statement's snapshot was taken.
+    if (row === undefined || row.owner !== null) return false;
+    if ((await this.get(agent.id))?.owner !== agent.owner) return false;
+    await this.put(agent);
+    return true;
   }
 
   async remove(id: string): Promise<boolean> {
@@ -92,6 +125,11 @@ export class PostgresHubStore implements HubStore {
     );
     if (rows[0] !== undefined) return unkey(rows[0].owner);
     return (await this.taskOwner(backend, taskId)) ?? principal;
+  }
+
+  /** The cluster's directory, in this schema and on this store's connections. */
+  directory(): HubDirectory {
+    return (this.shared ??= new PostgresHubDirectory(this.db, this.schema));
   }
 
   async close(): Promise<void> {

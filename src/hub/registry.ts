@@ -106,6 +106,12 @@ export class Registry {
     return agent;
   }
 
+  /** Drops what is cached of agent `id`, or of every agent: another instance of the cluster changed it. */
+  forget(id?: string): void {
+    if (id === undefined) this.known.clear();
+    else this.known.delete(id);
+  }
+
   /** Agent `id` when it was looked up before (the same object as `lookup` gives), without a wait. */
   cached(id: string): HubAgent | undefined {
     return this.known.get(id);
@@ -180,7 +186,8 @@ export class Registry {
     const view = viewOf(card);
     const previous = await this.store.get(id);
     const agent = withNewCard(previous, { id, owner, kind, ...(url === undefined ? {} : { url }), ...(shared === true ? { shared } : {}), card, version: view.version }, new Date());
-    await this.store.put(agent);
+    // Another instance of a cluster may have given the id to someone else since it was checked.
+    if (!(await this.store.putOwned(agent))) throw new LiteError('FORBIDDEN', `the agent id "${id}" is registered by another principal`);
     this.known.set(id, agent);
     if (kind === 'url') this.health.up(id);
     this.events.publish({ type: 'agent.registered', agentId: id, kind, name: view.name, version: view.version });

@@ -158,6 +158,12 @@ export class Relay {
     if (session !== undefined) this.end(session, why);
   }
 
+  /** Ends the routed session of `agentId` as going away (it dialled another instance of a cluster since). */
+  release(agentId: string): void {
+    const session = this.byAgent.get(agentId);
+    if (session !== undefined) this.end(session);
+  }
+
   /** The agent and the principal of a live session, so that posts to it can be checked against their sender. */
   sessionOf(sessionId: string): { agentId: string; principal: string } | undefined {
     const session = this.sessions.get(sessionId);

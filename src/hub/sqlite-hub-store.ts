@@ -42,6 +42,13 @@ export class SqliteHubStore implements HubStore {
     return Promise.resolve();
   }
 
+  putOwned(agent: HubAgent): Promise<boolean> {
+    const saved = this.db
+      .prepare('INSERT INTO hub_agents (id, owner, body) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body WHERE hub_agents.owner = excluded.owner')
+      .run(agent.id, agent.owner, JSON.stringify(agent));
+    return Promise.resolve(Number(saved.changes) > 0);
+  }
+
   remove(id: string): Promise<boolean> {
     return Promise.resolve(Number(this.db.prepare('DELETE FROM hub_agents WHERE id = ?').run(id).changes) > 0);
   }

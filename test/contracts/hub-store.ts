@@ -41,4 +41,17 @@ export function hubStoreContract(open: () => Promise<HubStore>): void {
     got.previousVersions.push('9');
     expect(await store.get('a')).toEqual(makeHubAgent('a'));
   });
+
+  it('saves an agent for its owner only: a new id, or one the same principal owns', async () => {
+    const store = await open();
+    expect(await store.putOwned(makeHubAgent('a'))).toBe(true);
+    expect(await store.putOwned({ ...makeHubAgent('a', '2.0.0'), owner: 'HUB_BOB' })).toBe(false);
+    expect(await store.get('a')).toEqual(makeHubAgent('a'));
+    expect(await store.putOwned(makeHubAgent('a', '2.0.0'))).toBe(true);
+    expect((await store.get('a'))?.version).toBe('2.0.0');
+    // A plain put (the owner's own save, once checked) may still change hands.
+    await store.put({ ...makeHubAgent('a'), owner: 'HUB_BOB' });
+    expect(await store.putOwned(makeHubAgent('a'))).toBe(false);
+    expect(await store.putOwned({ ...makeHubAgent('a'), owner: 'HUB_BOB' })).toBe(true);
+  });
 }

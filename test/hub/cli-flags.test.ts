@@ -7,8 +7,25 @@ import { agentHome } from './hub-processes.js';
 
 describe('hub and serve --hub flags', () => {
   it.each([
-    [['hub', '--store', 'postgres'], 'hub: --store is sqlite or memory'],
+    [['hub', '--store', 'postgres'], 'hub: --store is sqlite, memory or a postgres:// URL'],
     [['hub', '--store', 'memory', '--db', 'x.db'], 'hub: --db is for --store sqlite'],
+    [['hub', '--store', 'postgres://hub@127.0.0.1:1/hubs', '--db', 'x.db'], 'hub: --db is for --store sqlite'],
+    [
+      ['hub', '--store', 'postgres://hub:hunter2@127.0.0.1:1/hubs'],
+      'hub: --store postgres://hub@127.0.0.1:1/hubs holds a password, which a flag shows to anyone who lists processes; give it in PGPASSWORD, or give the whole URL in A2A_LITE_HUB_STORE',
+    ],
+    [
+      ['hub', '--store', 'postgres://hub@127.0.0.1:1/hubs?password=hunter2'],
+      'hub: --store postgres://hub@127.0.0.1:1/hubs holds a password, which a flag shows to anyone who lists processes; give it in PGPASSWORD, or give the whole URL in A2A_LITE_HUB_STORE',
+    ],
+    [['hub', '--cluster', 'nats://127.0.0.1:1'], 'hub: --cluster needs a registry that every instance shares: --store postgres://… (or A2A_LITE_HUB_STORE)'],
+    [['hub', '--store', 'sqlite', '--cluster', 'nats://127.0.0.1:1'], 'hub: --cluster needs a registry that every instance shares: --store postgres://… (or A2A_LITE_HUB_STORE)'],
+    [
+      ['hub', '--store', 'postgres://hub@127.0.0.1:1/hubs', '--cluster', 'nats://hub:hunter2@127.0.0.1:1'],
+      'hub: --cluster nats://127.0.0.1:1 holds a user, password or token, which a flag shows to anyone who lists processes; give the whole URL in A2A_LITE_CLUSTER',
+    ],
+    [['hub', '--store', 'postgres://hub@127.0.0.1:1/hubs', '--cluster', 'redis://127.0.0.1:1'], 'the cluster URL must start with nats:// or tls://, not redis://'],
+    [['hub', '--cluster-prefix', 'hubs'], 'hub: --cluster-prefix is for --cluster nats://…'],
     [['hub', '--port', '70000'], 'hub: --port is a whole number from 0 to 65535'],
     [['hub', '--heartbeat', '0'], 'hub: --heartbeat is a whole number from 1 to 3600'],
     [['hub', '--token-env', 'HUB_UNSET_TOKEN'], 'hub: the environment variable HUB_UNSET_TOKEN is empty or not set'],
@@ -16,6 +33,22 @@ describe('hub and serve --hub flags', () => {
     const result = cli(args, { home: tempHome() });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`a2a-lite: USAGE: ${message}\n`);
+  });
+
+  it('takes the store and the cluster from the environment, and names a bad one without its password', () => {
+    const env = { A2A_LITE_HUB_STORE: 'redis://hub:hunter2@127.0.0.1:1', A2A_LITE_CLUSTER: undefined };
+    const refused = cli(['hub'], { home: tempHome(), env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('a2a-lite: USAGE: hub: --store is sqlite, memory or a postgres:// URL (A2A_LITE_HUB_STORE holds "redis://127.0.0.1:1")\n');
+    const cluster = cli(['hub', '--store', 'memory'], { home: tempHome(), env: { A2A_LITE_CLUSTER: 'nats://hub:hunter2@127.0.0.1:1' } });
+    expect(cluster.stderr).toBe('a2a-lite: USAGE: hub: --cluster needs a registry that every instance shares: --store postgres://… (or A2A_LITE_HUB_STORE)\n');
+  });
+
+  it('names a registry or a bus it cannot reach, without the password the environment gave', () => {
+    const store = cli(['hub', '--json'], { home: tempHome(), env: { A2A_LITE_HUB_STORE: 'postgres://hub:hunter2@127.0.0.1:1/hubs' } });
+    expect(store.code).toBe(7);
+    expect(store.stderr).toContain('postgres://hub@127.0.0.1:1/hubs');
+    expect(store.stdout + store.stderr).not.toContain('hunter2');
   });
 
   it.each([

@@ -1,20 +1,23 @@
 // The hub's registry stores, memory, SQLite and PostgreSQL, held to one contract; the SQLite one
 // also across a reopen of its file, the PostgreSQL one across hub instances sharing a database.
+// The two that can hold a cluster's directory (memory, PostgreSQL) are held to its contract too.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryHubStore } from '../../src/hub/hub-store.js';
 import { openPostgresHubStore, type PostgresHubStore } from '../../src/hub/postgres-hub-store.js';
 import { openSqliteHubStore } from '../../src/hub/sqlite-hub-store.js';
+import { hubDirectoryContract } from '../contracts/hub-directory.js';
 import { hubStoreContract, makeHubAgent } from '../contracts/hub-store.js';
 import { withStores } from '../contracts/with-stores.js';
 import { tempHome } from '../fixtures/home.js';
-import { needsPostgres, uniqueName, useTestDatabase } from '../postgres.js';
+import { adminQuery, needsPostgres, uniqueName, useTestDatabase } from '../postgres.js';
 
 const noPostgres = needsPostgres('the hub store on PostgreSQL (test/hub/hub-store.test.ts)');
 
 describe('MemoryHubStore', () => {
   const stores = withStores(() => new MemoryHubStore());
   hubStoreContract(() => stores.open());
+  hubDirectoryContract(async () => new MemoryHubStore().directory());
 });
 
 describe('SqliteHubStore', () => {
@@ -38,12 +41,33 @@ describe('SqliteHubStore', () => {
 
 describe.skipIf(noPostgres)('PostgresHubStore', () => {
   const db = useTestDatabase();
-  const stores = withStores((schema?: string) => openPostgresHubStore(db.url(), { schema: schema ?? uniqueName('hub') }));
+  const stores = withStores((schema?: string): Promise<PostgresHubStore> => openPostgresHubStore(db.url(), { schema: schema ?? uniqueName('hub') }));
   hubStoreContract(() => stores.open());
+  hubDirectoryContract(async () => (await stores.open()).directory());
+
+  it('gives a new id to exactly one of many principals saving it at once through two instances', async () => {
+    const a = await stores.open();
+    const b = await stores.open(a.schema);
+    for (let round = 0; round < 10; round += 1) {
+      const id = `agent-${round}`;
+      const saved = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).putOwned({ ...makeHubAgent(id), owner: `P${i}` })));
+      expect(saved.filter(Boolean), id).toHaveLength(1);
+      expect((await a.get(id))?.owner).toBe(`P${saved.indexOf(true)}`);
+    }
+  });
+
+  it('judges a row saved before owners had a column by its JSON', async () => {
+    const store = await stores.open();
+    await store.put(makeHubAgent('old'));
+    await adminQuery(`UPDATE ${store.schema}.hub_agents SET owner = NULL`, [], db.name());
+    expect(await store.putOwned({ ...makeHubAgent('old'), owner: 'HUB_BOB' })).toBe(false);
+    expect(await store.putOwned(makeHubAgent('old', '2.0.0'))).toBe(true);
+    expect(await store.putOwned({ ...makeHubAgent('old'), owner: 'HUB_BOB' })).toBe(false);
+  });
 
   it('shows every instance the same agents and owners', async () => {
     const a = await stores.open();
-    const b = await stores.open((a as PostgresHubStore).schema);
+    const b = await stores.open(a.schema);
     await a.put(makeHubAgent('worker'));
     expect(await b.list()).toEqual([makeHubAgent('worker')]);
     expect(await b.claimTask('http://agent.example/', 'task-1', 'HUB_BOB')).toBe('HUB_BOB');
@@ -54,7 +78,7 @@ describe.skipIf(noPostgres)('PostgresHubStore', () => {
 
   it('gives a task to exactly one of many principals claiming it at once through two instances', async () => {
     const a = await stores.open();
-    const b = await stores.open((a as PostgresHubStore).schema);
+    const b = await stores.open(a.schema);
     for (let task = 0; task < 10; task += 1) {
       const principals = Array.from({ length: 6 }, (_, i) => `P${i}`);
       const owners = await Promise.all(principals.map((p, i) => (i % 2 === 0 ? a : b).claimTask('http://agent.example/', `task-${task}`, p)));

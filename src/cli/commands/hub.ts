@@ -1,21 +1,20 @@
 // `a2a-lite hub`: one service that is a registry of agents, a relay for agents behind NAT, a
 // standard A2A endpoint for each agent, and a catalog in the field's formats (docs/hub.md).
 
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { AuthOptions } from '../../a2a/server/auth.js';
 import { LiteError } from '../../errors.js';
 import { createHubHandler, hubUpgrades } from '../../hub/hub-handler.js';
-import { MemoryHubStore, type HubStore } from '../../hub/hub-store.js';
 import { Hub } from '../../hub/hub.js';
 import { DEFAULT_REQUEST_TIMEOUT, listen } from '../../net/node-http.js';
 import { atMost, parseOptions } from '../args.js';
 import type { Command } from '../context.js';
+import { hubBacking, openHubBus, openHubStore } from '../hub-backing.js';
 import { printLine } from '../output.js';
-import { openStores } from '../stores.js';
 import { credentialsFrom } from '../token-flags.js';
 
 export const command: Command = {
-  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory] [--db FILE] [--token-env NAME …] [--allow-private] [--console] [--json]',
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--allow-private] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
 connection they opened, a WebSocket, or an event stream where a proxy in between does not pass
@@ -26,8 +25,17 @@ in /.well-known/ai-catalog.json, and ranks them for a2a-lite send --hub URL --sk
 options:
   --port N, --host H      where to listen (default 7400 on 127.0.0.1; --port 0 picks a free port)
   --base-url URL          the address clients use, when it differs (behind a proxy)
-  --store sqlite|memory   keep the registry in --db (default) or only in memory
+  --store sqlite|memory|postgres://user@host:port/db[?schema=S]
+                          keep the registry in --db (default), only in memory, or in
+                          PostgreSQL (the password from PGPASSWORD, never in the flag; or the
+                          whole URL in A2A_LITE_HUB_STORE instead of the flag)
   --db FILE               the registry's SQLite file (default <home>/hub.db)
+  --cluster nats://host:port
+                          run as one instance of a hub that many share: every instance on the
+                          same --store postgres://… and the same NATS (or A2A_LITE_CLUSTER).
+                          An agent dialled in to any instance is reached through every other
+  --cluster-prefix P      the NATS subject prefix of the cluster (default a2a-lite.hub): one
+                          per cluster on a shared NATS
   --token-env NAME        accept the token in the environment variable NAME, for agents and
                           clients alike; repeat it for each. With any, every request but the
                           catalog and the cards needs one, and an agent id belongs to the
@@ -55,6 +63,8 @@ examples:
       'base-url': { type: 'string' },
       store: { type: 'string' },
       db: { type: 'string' },
+      cluster: { type: 'string' },
+      'cluster-prefix': { type: 'string' },
       'token-env': { type: 'string', multiple: true },
       'allow-private': { type: 'boolean' },
       heartbeat: { type: 'string' },
@@ -65,31 +75,24 @@ examples:
     });
     atMost('hub', positionals, 0);
     const port = whole('--port', values.port ?? '7400', 65535);
-    const storeKind = values.store ?? 'sqlite';
-    if (storeKind !== 'sqlite' && storeKind !== 'memory') throw new LiteError('USAGE', 'hub: --store is sqlite or memory');
-    if (values.db !== undefined && storeKind === 'memory') throw new LiteError('USAGE', 'hub: --db is for --store sqlite');
+    const backing = hubBacking(values, context);
     const tokens = credentialsFrom('hub', values['token-env'], context);
     const auth: AuthOptions = tokens === undefined ? {} : { bearerTokens: tokens };
-    let store: HubStore;
-    let where = 'memory';
-    if (storeKind === 'memory') store = new MemoryHubStore();
-    else {
-      where = values.db ?? join(openStores(values, context).home.dir, 'hub.db');
-      const { openSqliteHubStore } = await import('../../hub/sqlite-hub-store.js');
-      store = await openSqliteHubStore(where);
-    }
-    let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const hub = new Hub({
-      store,
-      baseUrl: () => baseUrl,
-      allowPrivate: values['allow-private'] ?? false,
-      heartbeatMs: whole('--heartbeat', values.heartbeat ?? '10', 3600, 1) * 1000,
-      checkMs: whole('--check', values.check ?? '30', 86_400) * 1000,
-      graceMs: whole('--grace', values.grace ?? '10', 3600) * 1000,
-      maxHops: whole('--max-hops', values['max-hops'] ?? '8', 100, 1),
+    const heartbeatMs = whole('--heartbeat', values.heartbeat ?? '10', 3600, 1) * 1000;
+    const checkMs = whole('--check', values.check ?? '30', 86_400) * 1000;
+    const graceMs = whole('--grace', values.grace ?? '10', 3600) * 1000;
+    const maxHops = whole('--max-hops', values['max-hops'] ?? '8', 100, 1);
+    const { store, where } = await openHubStore(backing, values, context);
+    const instance = randomUUID();
+    const bus = backing.cluster === undefined ? undefined : await openHubBus(backing.cluster, instance, context).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
     });
-    // Cards fetched when the hub starts: agents registered by URL are up again at once.
-    void hub.registry.checkUrlAgents().catch(() => undefined);
+    let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
+    const hub = new Hub({ store, baseUrl: () => baseUrl, allowPrivate: values['allow-private'] ?? false, heartbeatMs, checkMs, graceMs, maxHops, instance, ...(bus === undefined ? {} : { cluster: { bus } }) });
+    await hub.start();
+    // Cards fetched when the hub starts (in a cluster, by the instance leading the checks): agents registered by URL are up again at once.
+    void hub.checkUrlAgents();
     // Bodies as large as an agent's answer with its files; a relay stream may hold several
     // uploads on their way to a slow agent.
     const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
@@ -97,7 +100,8 @@ examples:
     const handler = createHubHandler(hub, { auth, console: values.console ?? false, link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits) });
     if (baseUrl === '') baseUrl = server.url;
-    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
+    const cluster = backing.cluster === undefined ? undefined : { bus: backing.cluster.shown, prefix: backing.cluster.prefix, instance };
+    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));
     else {
       printLine(context, `hub on ${baseUrl}`);
@@ -106,6 +110,7 @@ examples:
       printLine(context, `  API:      ${info.api} (agents, route, tasks, events)`);
       if (info.console !== undefined) printLine(context, `  console:  ${info.console}${tokens === undefined ? '' : ' (open it with #token=… or type the token in)'}`);
       printLine(context, `  registry: ${where}`);
+      if (cluster !== undefined) printLine(context, `  cluster:  ${cluster.bus} (prefix ${cluster.prefix}), this instance ${instance}`);
       printLine(context, `  auth:     ${info.auth}${hub.allowPrivate ? '; private addresses allowed' : ''}`);
     }
     if (!values.json) logAgents(hub, (line) => printLine(context, line));
@@ -113,8 +118,9 @@ examples:
       process.once('SIGTERM', () => resolve('SIGTERM'));
       process.once('SIGINT', () => resolve('SIGINT'));
     });
-    hub.close();
+    await hub.stop();
     await server.close();
+    await bus?.close();
     await store.close();
     if (!values.json) printLine(context, `stopped (${signal})`);
     return 0;
