@@ -2,12 +2,12 @@
 // on 127.0.0.1, its first --json line read, and every one still running killed after the test.
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli } from '../cli/run-cli.js';
 import { spawnCli, withTimeout } from '../faults/serve-process.js';
 import { tempHome } from '../fixtures/home.js';
+export { freePort } from '../sockets.js';
 
 export const BEHAVIOURS = fileURLToPath(new URL('../client/fixtures/behaviours.mjs', import.meta.url));
 export const NODE = JSON.stringify(process.execPath);
@@ -52,15 +52,6 @@ export async function startAgent(hubUrl: string, id: string, options: { exec?: s
   const extra = options.extra ?? ['--port', 'none'];
   const agent = await start(['serve', '--home', home, '--store', 'memory', '--exec', options.exec ?? BEHAVE, '--hub', hubUrl, ...extra], { A2A_LITE_HOME: home, ...options.env });
   return { ...agent, home };
-}
-
-/** A port nobody listens on now, for a hub that must come back at the same address. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Polls `check` every 50 ms until it returns a value, at most `ms` (bounded, no wall-clock assertion). */
