@@ -9,26 +9,17 @@
 // where the machine puts them. A database is made for the run and dropped.
 //
 // `node bench/hub-cluster.mjs [--rounds N] [--seconds S] [--postgres URL] [--nats URL]`
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
+import { cpuMs, runLoad, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const pin = tasksetWorks();
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function load(url, connections, seconds) {
-  const [command, argv] = pinnedNode(pin, 1, [here('./load.mjs'), url, String(connections), String(seconds), '1']);
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error('load failed'))));
-  });
-}
+const load = (url, connections, seconds) => runLoad(pin, url, connections, seconds);
 
 /** CPU milliseconds of every process named `name` on this machine so far. */
 function cpuOf(name) {

@@ -16,22 +16,14 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
+import { cpuMs, pinnedNode, runLoad, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const pin = tasksetWorks();
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function load(url, connections, seconds) {
-  const [command, argv] = pinnedNode(pin, 1, [here('./load.mjs'), url, String(connections), String(seconds), '1']);
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error('load failed'))));
-  });
-}
+const load = (url, connections, seconds) => runLoad(pin, url, connections, seconds);
 
 const memory = async (hubUrl) => (await fetch(`${hubUrl}/bench/memory`)).json();
 

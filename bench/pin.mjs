@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export function tasksetWorks() {
   try {
@@ -47,4 +48,18 @@ export function cpuMs(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Runs bench/load.mjs against `url` with `connections` for `seconds`, on core 1 when `pin`, and
+ * resolves with its figures (requests, answered, rps, p50, p99, errors).
+ */
+export function runLoad(pin, url, connections, seconds) {
+  const [command, argv] = pinnedNode(pin, 1, [fileURLToPath(new URL('./load.mjs', import.meta.url)), url, String(connections), String(seconds), '1']);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error('load failed'))));
+  });
 }

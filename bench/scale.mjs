@@ -8,26 +8,17 @@
 // `node bench/scale.mjs [--rounds N] [--seconds S] [--postgres URL] [--only serve|hub-cluster]`
 // (default URL: postgres://postgres@127.0.0.1:5432/postgres, the server the run's database is
 // made on). Its second section is bench/hub-cluster.mjs: what a hub's relay across instances adds.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describe as describeHubCluster, run as runHubCluster } from './hub-cluster.mjs';
-import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
+import { cpuMs, runLoad, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const pin = tasksetWorks();
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
-function load(url, connections, seconds) {
-  const [command, argv] = pinnedNode(pin, 1, [here('./load.mjs'), url, String(connections), String(seconds), '1']);
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error('load failed'))));
-  });
-}
+const load = (url, connections, seconds) => runLoad(pin, url, connections, seconds);
 
 /** CPU milliseconds of every PostgreSQL process on this machine so far (0 where /proc shows none). */
 function postgresCpuMs() {
