@@ -50,11 +50,11 @@ export interface ConnectorOptions {
 }
 
 export interface HubConnection {
-  /** True while the connection is up and the hub has said hello. */
+  /** True while the connection is up and the hub routes the agent's requests down it (its card is registered). */
   readonly connected: boolean;
   /** The hub dialled last: the one connected to, while `connected`. */
   readonly hubUrl: string;
-  /** Resolves once connected (again). */
+  /** Resolves once connected (again): from then on, requests sent to the agent through the hub reach it. */
   ready(): Promise<void>;
   close(): void;
 }
@@ -73,17 +73,27 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   let connected = false;
   let waiters: (() => void)[] = [];
+  /** The agent's URL at the hub, from this connection's hello. */
+  let baseUrl: string | undefined;
+
+  const routedNow = (): void => {
+    connected = true;
+    log(`connected to the hub ${hub} as ${options.agentId}: ${baseUrl}`);
+    for (const wake of waiters.splice(0)) wake();
+  };
 
   /** Acts on one frame from the hub; `out` sends the answers back the way this session does. */
   const dispatch = (frame: DownFrame, running: Map<string, AbortController>, out: (frame: UpFrame) => void, onHello: (session: string, heartbeatMs: number) => void): void => {
     if (frame.type === 'hello') {
       onHello(frame.session, frame.heartbeatMs);
-      connected = true;
       failedInARow = 0;
       backoff = options.minBackoffMs ?? 200;
+      baseUrl = frame.baseUrl;
       options.onBaseUrl?.(frame.baseUrl);
-      log(`connected to the hub ${hub} as ${options.agentId}: ${frame.baseUrl}`);
-      for (const wake of waiters.splice(0)) wake();
+      // Until the hub has read and registered the card, requests for the agent find nothing there.
+      if (frame.routed !== false) routedNow();
+    } else if (frame.type === 'routed') {
+      if (baseUrl !== undefined && !connected) routedNow();
     } else if (frame.type === 'ping') {
       out({ type: 'pong', seq: frame.seq });
     } else if (frame.type === 'abort') {
@@ -104,6 +114,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       else await answeredSession(dialled.response, running);
     } finally {
       connected = false;
+      baseUrl = undefined;
       // Streams relayed over this connection end with it; their clients resubscribe.
       for (const gone of running.values()) gone.abort();
     }

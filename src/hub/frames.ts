@@ -11,7 +11,14 @@ import { LiteError } from '../errors.js';
 
 /** Hub → agent, one per `data:` line of the connect stream. */
 export type DownFrame =
-  | { type: 'hello'; session: string; agentId: string; baseUrl: string; heartbeatMs: number }
+  /**
+   * The first frame. `routed`: whether the hub already sends the agent's requests here (its
+   * owner coming back); false while the hub still reads and registers the agent's card, and then
+   * `routed` follows. A hub that does not say is taken to route at once.
+   */
+  | { type: 'hello'; session: string; agentId: string; baseUrl: string; heartbeatMs: number; routed?: boolean }
+  /** The hub now sends the agent's requests down this connection: its card is registered. */
+  | { type: 'routed' }
   | { type: 'request'; rid: string; method: string; path: string; query: string; headers: Record<string, string>; body: string; principal: string }
   | { type: 'abort'; rid: string }
   | { type: 'ping'; seq: number };

@@ -131,7 +131,7 @@ export class Relay {
   private start(agentId: string, baseUrl: string, principal: string, down: Transport, routed: boolean, maxBody: number | undefined): Session {
     const session: Session = { id: randomUUID(), agentId, principal, down, over: false, pending: new Map(), pings: new Map(), missed: 0, maxBody };
     this.sessions.set(session.id, session);
-    send(session, { type: 'hello', session: session.id, agentId, baseUrl, heartbeatMs: this.heartbeatMs });
+    send(session, { type: 'hello', session: session.id, agentId, baseUrl, heartbeatMs: this.heartbeatMs, routed });
     if (routed) this.makeRouted(session);
     return session;
   }
@@ -140,7 +140,10 @@ export class Relay {
   route(sessionId: string): boolean {
     const session = this.sessions.get(sessionId);
     if (session === undefined) return false;
-    if (this.byAgent.get(session.agentId) !== session) this.makeRouted(session);
+    if (this.byAgent.get(session.agentId) !== session) {
+      this.makeRouted(session);
+      send(session, { type: 'routed' });
+    }
     return true;
   }
 
