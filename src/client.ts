@@ -39,3 +39,4 @@ export type { LiteCard, Skill, Capabilities, Framework, Mode } from './card/type
 
 // Errors: one class, with a code from a closed list (docs/errors.md).
 export { LiteError, isLiteError, type ErrorCode, type ErrorDetails } from './errors.js';
+export { trustAuthorities } from './net/tls.js';

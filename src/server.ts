@@ -28,6 +28,7 @@ export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-ex
 
 // Adapters: node:http, and `fetch(Request) → Response` for web-standard runtimes.
 export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './net/node-http.js';
+export { readTlsCredentials, type TlsCredentials } from './net/tls.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 
 // Task stores: in memory, SQLite (better-sqlite3 when installed, else node:sqlite), or

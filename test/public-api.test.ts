@@ -31,7 +31,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     values: [
       'Agent', 'LITE_CARD_EXTENSION', 'LiteError', 'MemoryTaskStore', 'RETENTION_EXTENSION',
       'createA2AHandler', 'createAgent', 'execHandler', 'fetchHandler', 'formatDuration', 'isClusterStore', 'isLiteError',
-      'isRetentionStore', 'listen', 'nodeListener', 'openBus', 'openPostgresTaskStore', 'openSqliteTaskStore', 'parseDuration', 'receiveLite',
+      'isRetentionStore', 'listen', 'nodeListener', 'openBus', 'openPostgresTaskStore', 'openSqliteTaskStore', 'parseDuration', 'readTlsCredentials', 'receiveLite',
       'retentionExtension', 'startPushSender', 'toAgentCardV1', 'toHybridAgentCard',
     ],
     types: [
@@ -48,13 +48,13 @@ const API: Record<string, { values: string[]; types: string[] }> = {
       'SaveExtras', 'SendOptions', 'Skill', 'SqliteTaskStore', 'SqliteTaskStoreOptions', 'StatusOptions',
       'Task', 'TaskAccess', 'TaskChange', 'TaskContext', 'TaskEvent', 'TaskMessage', 'TaskObserver',
       'TaskPage', 'TaskQuery', 'TaskRecord', 'TaskState', 'TaskStatus', 'TaskStore', 'TaskStoreOptions',
-      'TaskSummary', 'Upgrades', 'WireState',
+      'TaskSummary', 'TlsCredentials', 'Upgrades', 'WireState',
     ],
   },
   'a2a-lite/client': {
     values: [
       'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'followTask', 'isLiteError',
-      'openHomeStores', 'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard',
+      'openHomeStores', 'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard', 'trustAuthorities',
     ],
     types: [
       'AddressGuardOptions', 'AgentDirectory', 'Applied', 'Artifact', 'Binding', 'CacheExtra', 'CacheInfo', 'Capabilities',

@@ -12,6 +12,7 @@ import type { Command } from '../context.js';
 import { hubBacking, openHubBus, openHubStore } from '../hub-backing.js';
 import { printLine } from '../output.js';
 import { credentialsFrom } from '../token-flags.js';
+import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 
 export const command: Command = {
   usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--allow-private] [--console] [--json]',
@@ -25,6 +26,7 @@ in /.well-known/ai-catalog.json, and ranks them for a2a-lite send --hub URL --sk
 options:
   --port N, --host H      where to listen (default 7400 on 127.0.0.1; --port 0 picks a free port)
   --base-url URL          the address clients use, when it differs (behind a proxy)
+${TLS_SERVER_HELP}
   --store sqlite|memory|postgres://user@host:port/db[?schema=S]
                           keep the registry in --db (default), only in memory, or in
                           PostgreSQL (the password from PGPASSWORD, never in the flag; or the
@@ -72,8 +74,10 @@ examples:
       grace: { type: 'string' },
       'max-hops': { type: 'string' },
       console: { type: 'boolean' },
+      ...TLS_SERVER_OPTIONS,
     });
     atMost('hub', positionals, 0);
+    const tls = tlsFiles('hub', values, context);
     const port = whole('--port', values.port ?? '7400', 65535);
     const backing = hubBacking(values, context);
     const tokens = credentialsFrom('hub', values['token-env'], context);
@@ -98,7 +102,8 @@ examples:
     const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
     // An agent's WebSocket link carries the same bodies, one message each.
     const handler = createHubHandler(hub, { auth, console: values.console ?? false, link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
-    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits) });
+    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits), ...(tls === undefined ? {} : { tls: tls.credentials }) });
+    if (tls !== undefined) reloadTlsOnHangup(tls, server, (line) => context.stderr.write(`a2a-lite hub: ${line}\n`));
     if (baseUrl === '') baseUrl = server.url;
     const cluster = backing.cluster === undefined ? undefined : { bus: backing.cluster.shown, prefix: backing.cluster.prefix, instance };
     const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };

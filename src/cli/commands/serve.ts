@@ -22,6 +22,7 @@ import { printLine } from '../output.js';
 import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '../retention-flags.js';
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
+import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
@@ -47,6 +48,7 @@ ${PLAN_HELP}
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port;
                           with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
+${TLS_SERVER_HELP}
 ${STORE_HELP}
   --timeout SECONDS       stop a program that runs longer (default 600)
   --max-body BYTES        refuse larger requests with 413 (default 4194304)
@@ -116,8 +118,10 @@ examples:
       'reply-token-env': { type: 'string', multiple: true },
       ...RETENTION_OPTIONS,
       ...HUB_OPTIONS,
+      ...TLS_SERVER_OPTIONS,
     });
     atMost('serve', positionals, 0);
+    const tls = tlsFiles('serve', values, context);
     if (values.exec !== undefined && values.plan !== undefined) throw new LiteError('USAGE', 'serve: give --exec CMD or --plan PLAN, not both');
     const commandLine = values.plan === undefined ? required('serve', values.exec, '--exec CMD (or --plan PLAN)') : '';
     const portGiven = listenPort(values);
@@ -181,7 +185,8 @@ examples:
     const replies = replyPeers.size === 0 ? undefined : startReplySender({ agent, peers: replyPeers, log: (line) => context.stderr.write(`${line}\n`) });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
     const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
-    const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
+    const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits, ...(tls === undefined ? {} : { tls: tls.credentials }) });
+    if (server !== undefined && tls !== undefined) reloadTlsOnHangup(tls, server, (line) => context.stderr.write(`a2a-lite serve: ${line}\n`));
     // Through a hub, the card names the hub: the agent may have no address of its own to give.
     const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl), maxBodyBytes);
     if (baseUrl === '' && server !== undefined) baseUrl = server.url;
