@@ -1,11 +1,11 @@
 // How an error crosses the gRPC binding (A2A 1.0.1, §10.6): its gRPC status code, its message,
 // and a google.rpc.Status whose details hold the ErrorInfo (and, for a bad field, the
 // BadRequest) that every binding sends, carried in the `grpc-status-details-bin` trailer. The
-// code is the table's google.rpc status (src/errors.ts): §5.4 gives each A2A error the same
-// name for gRPC as for HTTP+JSON.
+// code is the table's google.rpc status (src/errors.ts), the name §5.4 gives each A2A error for
+// gRPC as for HTTP+JSON, but where the table's `grpc` column says otherwise.
 
 import { createRegistry, fromBinary, fromJson, toBinary, toJson, type JsonValue } from '@bufbuild/protobuf';
-import { ERROR_TABLE, LiteError } from '../errors.js';
+import { ERROR_TABLE, LiteError, type ErrorRow } from '../errors.js';
 import { errorDetailsOf } from '../a2a/wire/error-info.js';
 import { BadRequestSchema, ErrorInfoSchema } from './gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from './gen/google/rpc/status_pb.js';
@@ -66,7 +66,8 @@ export function grpcCodeName(code: number): string {
  */
 export function grpcStatusOf(error: unknown): GrpcStatus {
   const lite = error instanceof LiteError ? error : new LiteError('INTERNAL', 'internal error');
-  return statusWith(grpcCodeOf(ERROR_TABLE[lite.code].status), lite.message, errorDetailsOf(lite));
+  const row: ErrorRow = ERROR_TABLE[lite.code];
+  return statusWith(grpcCodeOf(row.grpc ?? row.status), lite.message, errorDetailsOf(lite));
 }
 
 /** A status of `code` with `message` and `details` (JSON objects with their `@type`). */
