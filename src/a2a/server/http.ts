@@ -13,7 +13,10 @@ import type { Json } from '../wire/fields.js';
  * that are not HTTP (gRPC), `runMethod`: a 1.0 method called by name, behind the same credentials,
  * required extensions and error reports.
  */
-export type A2AHandler = HttpHandler & { runMethod?: (call: MethodCall) => Promise<CallOutcome> };
+export type A2AHandler = HttpHandler & {
+  /** @internal The gRPC service's way in (serve/grpc-service.ts); not part of the package's API. */
+  runMethod?: (call: MethodCall) => Promise<CallOutcome>;
+};
 
 /** A 1.0 method called by a binding that is not HTTP: its name, its params, the request's metadata. */
 export interface MethodCall {
