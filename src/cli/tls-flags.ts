@@ -14,10 +14,16 @@ export const TLS_SERVER_OPTIONS = {
   'tls-key': { type: 'string' },
 } as const;
 
-export const TLS_SERVER_HELP = `  --tls-cert FILE         serve HTTPS with the certificate chain in FILE (PEM); needs --tls-key.
+export const TLS_SERVER_HELP = `  --tls-cert FILE         serve HTTPS (and TLS on --grpc-port) with the certificate chain in FILE
+                          (PEM); needs --tls-key.
                           Both files are read again on SIGHUP: new connections get the new
                           certificate, open ones and their streams go on
   --tls-key FILE          the private key of --tls-cert (PEM)`;
+
+/** A server whose certificate can be renewed: the HTTP one, the gRPC one. */
+export interface Renewable {
+  setTls(credentials: TlsCredentials): void;
+}
 
 export interface TlsFiles {
   cert: string;
@@ -41,10 +47,12 @@ export function tlsFiles(command: string, values: { 'tls-cert'?: string; 'tls-ke
  * be read, or a key that does not fit, leaves the certificate in use as it is and says why.
  * Returns the way to stop listening for the signal.
  */
-export function reloadTlsOnHangup(files: TlsFiles, server: Listening, log: (line: string) => void): () => void {
+export function reloadTlsOnHangup(files: TlsFiles, servers: Listening | readonly (Renewable | undefined)[], log: (line: string) => void): () => void {
+  const renewed = Array.isArray(servers) ? servers.filter((server): server is Renewable => server !== undefined) : [servers as Listening];
   const reload = (): void => {
     try {
-      server.setTls(readTlsCredentials(files.cert, files.key));
+      const credentials = readTlsCredentials(files.cert, files.key);
+      for (const server of renewed) server.setTls(credentials);
       log(`TLS: read ${files.cert} and ${files.key} again; new connections get that certificate`);
     } catch (error) {
       log(`TLS: kept the certificate in use: ${error instanceof Error ? error.message : String(error)}`);

@@ -15,9 +15,11 @@ import { cliAsync } from './run-cli.js';
 const noOpenssl = needsTool('TLS on the command line', OPENSSL, 'no openssl to make certificates with');
 
 
+/** The CN of the certificate served at `url` (or at a gRPC `host:port`, over h2). */
 const subjectAt = (url: string): Promise<string> =>
   new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: '127.0.0.1', port: Number(new URL(url).port), rejectUnauthorized: false }, () => {
+    const port = Number(url.includes('://') ? new URL(url).port : url.slice(url.lastIndexOf(':') + 1));
+    const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] }, () => {
       resolve(String(socket.getPeerCertificate().subject.CN));
       socket.destroy();
     });
@@ -58,10 +60,16 @@ describe.skipIf(noOpenssl)('TLS on the command line', () => {
     const key = join(folder, 'live.key');
     copyFileSync(server.cert, cert);
     copyFileSync(server.key, key);
-    const serve = await start(['serve', '--home', agentHome('tls-serve'), '--store', 'memory', '--exec', BEHAVE, '--port', '0', '--tls-cert', cert, '--tls-key', key]);
+    const serve = await start(['serve', '--home', agentHome('tls-serve'), '--store', 'memory', '--exec', BEHAVE, '--port', '0', '--grpc-port', '0', '--tls-cert', cert, '--tls-key', key]);
     const url = serve.info.url as string;
+    const grpc = serve.info.grpc as string;
     expect(url).toMatch(/^https:\/\//);
     expect(await subjectAt(url)).toBe('hub-host');
+    expect(await subjectAt(grpc)).toBe('hub-host');
+    // gRPC over TLS, the card read over HTTPS saying so, with the operator's authority.
+    const overGrpc = await cliAsync(['send', url, 'echo over grpc and tls', '--transport', 'grpc', '--no-stream', '--json', '--tls-ca', authority.cert], { home: agentHome('client-grpc') });
+    expect(overGrpc.code).toBe(0);
+    expect(overGrpc.stdout).toContain('over grpc and tls');
 
     // A certificate whose key is not the one beside it: refused, the old one stays.
     copyFileSync(renewed.cert, cert);
@@ -69,11 +77,13 @@ describe.skipIf(noOpenssl)('TLS on the command line', () => {
     await until(() => serve.stderr().includes('kept the certificate in use'), 10_000, 'the broken renewal to be reported');
     expect(serve.stderr()).toContain('is not the key of the certificate');
     expect(await subjectAt(url)).toBe('hub-host');
+    expect(await subjectAt(grpc)).toBe('hub-host');
 
     copyFileSync(renewed.key, key);
     serve.child.kill('SIGHUP');
     await until(() => serve.stderr().includes('new connections get that certificate'), 10_000, 'the renewal to be taken');
     expect(await subjectAt(url)).toBe('renewed-host');
+    expect(await subjectAt(grpc)).toBe('renewed-host');
     const sent = await cliAsync(['send', url, 'echo still here', '--no-stream', '--json', '--tls-ca', authority.cert], { home: agentHome('client-2') });
     expect(sent.code).toBe(0);
     expect(sent.stdout).toContain('still here');

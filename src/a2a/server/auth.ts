@@ -60,12 +60,18 @@ export function authEnabled(options: AuthOptions): boolean {
 }
 
 /**
- * Wraps `handler` so that only requests with a valid credential reach it, each with the
- * principal of its credential. Throws USAGE when two principals share a secret: whose request
- * it is would then be a guess.
+ * Who made a request, from its head: `{ principal }` (undefined when auth is off), or the
+ * answer that refuses it (401, or 429 once its address failed too often). Every binding asks
+ * the same one: HTTP below, gRPC with its metadata as the headers.
  */
-export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A2AHandler {
-  if (!authEnabled(options)) return (request) => handler(request, request.principal);
+export type Authenticator = (head: RequestHead & { principal?: string }) => { principal: string | undefined } | { refusal: HttpResponse };
+
+/**
+ * Checks credentials as `options` say. Throws USAGE when two principals share a secret: whose
+ * request it is would then be a guess.
+ */
+export function authenticator(options: AuthOptions): Authenticator {
+  if (!authEnabled(options)) return (head) => ({ principal: head.principal });
   const bearer = (options.bearerTokens ?? []).map(accepted);
   const keys = (options.apiKeys ?? []).map(accepted);
   checkDistinct([...bearer, ...keys]);
@@ -84,16 +90,6 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     }
   };
   const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
-
-  /**
-   * Principals already found for a request's headers, by the check before its body: the socket
-   * adapters hand the handler the same headers object, so its credential is digested once.
-   */
-  const found = new WeakMap<object, string>();
-  const principalFor = (request: RequestHead & { principal?: string }): string | undefined =>
-    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
-    request.principal ?? found.get(request.headers) ?? principalOf(request, bearer, keys, header);
-  const isPublic = (request: RequestHead): boolean => PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
 
   /** 401 for a request without a valid credential, or 429 once its address failed too often. */
   const refuse = (request: RequestHead): HttpResponse => {
@@ -116,17 +112,38 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     if (failures.size > 10_000) forgetOldest(failures);
     return statusError(401, 'UNAUTHENTICATED', 'missing or invalid credentials', { 'www-authenticate': challenge });
   };
+  return (head) => {
+    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
+    const principal = head.principal ?? principalOf(head, bearer, keys, header);
+    return principal === undefined ? { refusal: refuse(head) } : { principal };
+  };
+}
+
+/**
+ * Wraps `handler` so that only requests with a valid credential reach it, each with the
+ * principal of its credential (see `authenticator`).
+ */
+export function withAuth(handler: AuthenticatedHandler, options: AuthOptions, check: Authenticator = authenticator(options)): A2AHandler {
+  if (!authEnabled(options)) return (request) => handler(request, request.principal);
+  /**
+   * Principals already found for a request's headers, by the check before its body: the socket
+   * adapters hand the handler the same headers object, so its credential is digested once.
+   */
+  const found = new WeakMap<object, string>();
+  const isPublic = (request: RequestHead): boolean => PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
 
   const guarded: A2AHandler = async (request) => {
     if (isPublic(request)) return handler(request, undefined);
-    const principal = principalFor(request);
-    return principal === undefined ? refuse(request) : handler(request, principal);
+    const known = request.principal ?? found.get(request.headers);
+    if (known !== undefined) return handler(request, known);
+    const checked = check(request);
+    return 'refusal' in checked ? checked.refusal : handler(request, checked.principal);
   };
   guarded.beforeBody = (head) => {
     if (isPublic(head)) return undefined;
-    const principal = principalFor(head);
-    if (principal === undefined) return refuse(head);
-    found.set(head.headers, principal);
+    const checked = check(head);
+    if ('refusal' in checked) return checked.refusal;
+    if (checked.principal !== undefined) found.set(head.headers, checked.principal);
     return undefined;
   };
   return guarded;

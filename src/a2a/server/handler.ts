@@ -7,11 +7,13 @@ import type { LiteCard } from '../../card/types.js';
 import type { Agent } from '../../runtime/agent.js';
 import { toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
 import { retentionExtension } from '../wire/retention-extension.js';
-import { authEnabled, withAuth, type AuthOptions } from './auth.js';
+import { authEnabled, authenticator, withAuth, type AuthOptions } from './auth.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
-import { askedVersion, json, statusError, type A2AHandler } from './http.js';
+import { askedVersion, json, statusError, type A2AHandler, type CallOutcome, type MethodCall } from './http.js';
 import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
 import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
+import { LiteError } from '../../errors.js';
+import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { MethodContext, MethodResult, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
@@ -26,6 +28,8 @@ export interface A2AHandlerOptions {
   card?: LiteCard;
   /** Where clients reach this server, e.g. `http://127.0.0.1:7331`; read per request. */
   baseUrl: string | (() => string);
+  /** Where the gRPC binding is served (`host:port`), read per request; declared in the card when given. */
+  grpcUrl?: () => string | undefined;
   /** Push notification configs (a started push sender); without it, push is off and the card says so. */
   push?: PushConfigService;
   /**
@@ -80,13 +84,16 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const report = systemErrorReporter(options.onError);
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const check = authenticator(auth);
   const handle = withAuth(async (request, principal) => {
     const read = readA2ARequest(request);
     switch (read.kind) {
       case 'card': {
         if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
+        const grpcUrl = options.grpcUrl?.();
         const cardOptions = {
           baseUrl: baseUrl(),
+          ...(grpcUrl === undefined ? {} : { grpcUrl }),
           streaming: true,
           pushNotifications: options.push !== undefined,
           ...(security === undefined ? {} : { security }),
@@ -101,7 +108,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       case 'answer':
         if (read.extensionsFirst === true && required.length > 0) {
           try {
-            requireExtensions(required, contextOf(request, principal, options.push).extensions);
+            requireExtensions(required, contextOf(request.headers, principal, options.push).extensions);
           } catch (error) {
             return restError(error);
           }
@@ -110,13 +117,13 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       case 'none':
         return statusError(404, 'NOT_FOUND', `no A2A endpoint at ${read.path}`);
       case 'call': {
-        const context = contextOf(request, principal, options.push);
+        const context = contextOf(request.headers, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
         const response = read.binding === 'rest' ? await runRest(options.agent, request, read.call, context, report) : await runRpc(options.agent, request, read, context, report);
         return activated(response, context);
       }
     }
-  }, auth);
+  }, auth, check);
   const handler: A2AHandler = async (request) => {
     const path = canonicalPath(request.path);
     try {
@@ -129,19 +136,48 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   };
   const refusal = handle.beforeBody;
   if (refusal !== undefined) handler.beforeBody = (head) => refusal({ ...head, path: canonicalPath(head.path) });
+  handler.runMethod = (call) => callMethod(options, check, required, report, call);
   return handler;
 }
 
+/**
+ * Runs a 1.0 method a binding other than HTTP calls by name (gRPC): the caller's credential is
+ * checked as an HTTP request's is (its metadata are the headers), then the required extensions
+ * and the version asked (1.0 only, or none said), then the method of METHODS_V1 runs with the
+ * same context JSON-RPC and REST give it.
+ */
+async function callMethod(options: A2AHandlerOptions, check: ReturnType<typeof authenticator>, required: readonly string[], report: ErrorReporter, call: MethodCall): Promise<CallOutcome> {
+  const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...(call.remoteAddress === undefined ? {} : { remoteAddress: call.remoteAddress }) };
+  const checked = check(head);
+  if ('refusal' in checked) return checked;
+  const context = contextOf(call.headers, checked.principal, options.push);
+  if (required.length > 0) context.requiredExtensions = required;
+  const what = `gRPC ${call.method}`;
+  try {
+    const version = call.headers['a2a-version']?.trim() ?? '';
+    if (version !== '' && !V1_HEADER.test(version)) throw new LiteError('VERSION_NOT_SUPPORTED', `A2A-Version ${JSON.stringify(version)} is not served over gRPC; this agent speaks 1.0 there`);
+    requireExtensions(required, context.extensions);
+    const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
+    if (method === undefined) throw new LiteError('METHOD_NOT_FOUND', `no method "${call.method}" in A2A 1.0`);
+    const outcome = await method(options.agent, call.params, context);
+    if ('result' in outcome) return outcome;
+    return { events: mapEvents(outcome.events, (item) => item, { onError: (error) => { report(error, `the stream of ${what}`); throw error; } }) };
+  } catch (error) {
+    report(error, what);
+    throw error;
+  }
+}
+
 /** What the methods learn from the request besides their params. */
-function contextOf(request: HttpRequest, principal: string | undefined, push: PushConfigService | undefined): MethodContext {
+function contextOf(headers: HttpRequest['headers'], principal: string | undefined, push: PushConfigService | undefined): MethodContext {
   const context: MethodContext = {};
   if (push !== undefined) context.push = push;
   if (principal !== undefined) context.principal = principal;
-  const extensions = requestedExtensions(request.headers['a2a-extensions'] ?? request.headers['x-a2a-extensions']);
+  const extensions = requestedExtensions(headers['a2a-extensions'] ?? headers['x-a2a-extensions']);
   if (extensions.size > 0) context.extensions = extensions;
-  const lastEventId = request.headers['last-event-id'];
+  const lastEventId = headers['last-event-id'];
   if (lastEventId !== undefined) context.lastEventId = lastEventId;
-  const idempotencyKey = request.headers['idempotency-key'];
+  const idempotencyKey = headers['idempotency-key'];
   if (idempotencyKey !== undefined) context.idempotencyKey = idempotencyKey;
   return context;
 }

@@ -24,6 +24,11 @@ export interface CardOptions {
   security?: { bearer?: boolean; apiKeyHeader?: string };
   /** More extensions the server supports, declared after the lite card's (A2A §4.4.4). */
   extensions?: readonly CardExtension[];
+  /**
+   * Where the gRPC binding is served, when it is: a gRPC target (`host:port`), as the official
+   * SDKs dial the interface's URL.
+   */
+  grpcUrl?: string;
 }
 
 /** An extension declared in `capabilities.extensions`. */
@@ -73,8 +78,8 @@ export const JSONRPC_PATH = '/jsonrpc';
 
 /**
  * The card in A2A 1.0 shape. Interfaces in order of preference: JSON-RPC 1.0, REST 1.0 (at the
- * base URL), then JSON-RPC 0.3. REST comes after JSON-RPC so that clients taking the first entry
- * they support keep to JSON-RPC, as before REST was served.
+ * base URL), gRPC 1.0 when served, then JSON-RPC 0.3. REST and gRPC come after JSON-RPC so that
+ * clients taking the first entry they support keep to JSON-RPC, as before they were served.
  */
 export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<string, unknown> {
   const modes = (list: readonly Mode[] | undefined) => [...new Set((list ?? ['text']).map((m) => MEDIA_TYPES[m]))];
@@ -90,6 +95,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
     supportedInterfaces: [
       { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: options.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ...(options.grpcUrl === undefined ? [] : [{ url: options.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' }]),
       { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     version: card.agent.version ?? '1.0.0',

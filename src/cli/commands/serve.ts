@@ -26,6 +26,7 @@ import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
+import { GRPC_HELP, GRPC_OPTIONS, grpcFlags, startGrpc } from './serve-grpc.js';
 import { describeStore, joinCluster, openServeStore, sharedStore, STORE_HELP, STORE_OPTIONS, storeChoice } from './serve-store.js';
 
 export const command: Command = {
@@ -58,6 +59,7 @@ ${STORE_HELP}
   --keep-alive-timeout S  close an idle keep-alive connection after S seconds (default 5)
   --max-stream-backlog BYTES  drop a stream whose reader falls this far behind (default
                           1048576); the client can subscribe again
+${GRPC_HELP}
 ${HUB_HELP}
   --push                  send push notifications: clients may register webhooks, which get
                           every update of their task, retried for about a minute. Off unless
@@ -119,6 +121,7 @@ examples:
       ...RETENTION_OPTIONS,
       ...HUB_OPTIONS,
       ...TLS_SERVER_OPTIONS,
+      ...GRPC_OPTIONS,
     });
     atMost('serve', positionals, 0);
     const tls = tlsFiles('serve', values, context);
@@ -138,6 +141,7 @@ examples:
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
     if (values['allow-private-agents'] && values.plan === undefined) throw new LiteError('USAGE', 'serve: --allow-private-agents needs --plan PLAN');
     const retentionGiven = retentionFlags(values);
+    const grpcGiven = grpcFlags(values);
 
     const auth = authFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
@@ -184,9 +188,13 @@ examples:
     }
     const replies = replyPeers.size === 0 ? undefined : startReplySender({ agent, peers: replyPeers, log: (line) => context.stderr.write(`${line}\n`) });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
+    // The gRPC port starts after the handler it serves; the card reads its address per request.
+    const served: { grpc?: string } = {};
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...(push === undefined ? {} : { push }) });
     const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits, ...(tls === undefined ? {} : { tls: tls.credentials }) });
-    if (server !== undefined && tls !== undefined) reloadTlsOnHangup(tls, server, (line) => context.stderr.write(`a2a-lite serve: ${line}\n`));
+    const grpc = grpcGiven === undefined ? undefined : await startGrpc(grpcGiven, handler, { maxBodyBytes, ...limits }, tls?.credentials);
+    if (grpc !== undefined) served.grpc = grpc.target;
+    if (tls !== undefined) reloadTlsOnHangup(tls, [server, grpc], (line) => context.stderr.write(`a2a-lite serve: ${line}\n`));
     // Through a hub, the card names the hub: the agent may have no address of its own to give.
     const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl), maxBodyBytes);
     if (baseUrl === '' && server !== undefined) baseUrl = server.url;
@@ -198,6 +206,7 @@ examples:
       card: `${baseUrl}/.well-known/agent-card.json`,
       jsonrpc: `${baseUrl}${JSONRPC_PATH}`,
       rest: baseUrl,
+      ...(grpc === undefined ? {} : { grpc: grpc.target }),
       store: await describeStore(chosen, paths.database, store),
       ...(cluster === undefined ? {} : { replica: cluster.replica, cluster: chosen.cluster === undefined ? 'none (the store alone)' : (await import('../../cluster/nats-url.js')).natsTarget(chosen.cluster).shown }),
       // better-sqlite3, or node:sqlite where the addon was not built (npm install --ignore-scripts).
@@ -215,6 +224,7 @@ examples:
       printLine(context, `  agent card: ${where.card}`);
       printLine(context, `  JSON-RPC:   ${where.jsonrpc} (A2A 1.0 and 0.3)`);
       printLine(context, `  REST:       ${where.rest} (A2A 1.0 HTTP+JSON)`);
+      if (where.grpc !== undefined) printLine(context, `  gRPC:       ${where.grpc} (A2A 1.0${tls === undefined ? '' : ', TLS'})`);
       printLine(context, `  tasks:      ${where.store}${where.sqlite === undefined ? '' : ` (SQLite on ${where.sqlite})`}`);
       if (where.replica !== undefined) printLine(context, `  replica:    ${where.replica}, of the replicas sharing this store; bus: ${where.cluster}`);
       printLine(context, `  push:       ${where.push}`);
@@ -236,6 +246,7 @@ examples:
     // connections close. Give them a few seconds, then close whatever is left.
     const drained = server === undefined ? Promise.resolve() : new Promise<void>((resolve) => server.server.close(() => resolve()));
     server?.server.closeIdleConnections();
+    const grpcClosed = grpc?.close(3000);
     await push?.close();
     await agent.shutdown('the server is shutting down');
     await cluster?.bus.close();
@@ -243,6 +254,7 @@ examples:
     server?.server.closeIdleConnections();
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
     server?.server.closeAllConnections();
+    await grpcClosed;
     // The hub refused this agent after a reconnect (its token was taken away, say).
     if (signal instanceof LiteError) throw signal;
     if (!values.json) printLine(context, `stopped (${signal})`);
