@@ -83,7 +83,7 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
       // Telling is a courtesy: the answer is 429 either way.
     }
   };
-  const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
+  const challenge = challengeFor(options);
 
   /**
    * Principals already found for a request's headers, by the check before its body: the socket
@@ -130,6 +130,12 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
     return undefined;
   };
   return guarded;
+}
+
+/** The WWW-Authenticate challenge of a 401: the bearer scheme, unless only API keys are taken. */
+export function challengeFor(options: AuthOptions): string {
+  const keysOnly = (options.bearerTokens?.length ?? 0) === 0 && (options.apiKeys?.length ?? 0) > 0;
+  return keysOnly ? `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"` : 'Bearer realm="a2a-lite"';
 }
 
 /** The principal whose credential the request carries, or undefined when it carries none valid. */
