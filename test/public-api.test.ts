@@ -53,7 +53,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
   },
   'a2a-lite/client': {
     values: [
-      'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'followTask', 'isLiteError',
+      'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'fetchExtendedCard', 'followTask', 'isLiteError',
       'openHomeStores', 'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard',
     ],
     types: [

@@ -163,7 +163,7 @@ describe('the card served to a client that says no version passes the same schem
 });
 
 describe('a2a-lite serve itself', () => {
-  it('gives a 1.0 client a card the schema accepts, and anyone else the 0.3 fields, with push and both kinds of auth on', async () => {
+  it('gives a 1.0 client and one that says no version a card the schema accepts, and a 0.3 client the 0.3 fields, with push and both kinds of auth on', async () => {
     const home = tempHome('card-schema');
     const made = cli(['card', 'init', '--id', 'carded', '--name', 'Carded', '--channel', 'discord:carded', '--skill', JSON.stringify({ id: 'see', name: 'See', description: 'Looks at images', inputModes: ['image'], outputModes: ['text', 'file'] })], { home });
     expect(made.code, made.stderr).toBe(0);
