@@ -36,9 +36,9 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     ],
     types: [
       'A2AHandler', 'A2AHandlerOptions', 'AgentOptions', 'Applied', 'Artifact', 'ArtifactContent',
-      'AuthOptions', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'Capabilities', 'CardExtension', 'CardOptions',
+      'AuthOptions', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'Capabilities', 'CardCompat', 'CardExtension', 'CardOptions',
       'ClusterOptions', 'ClusterStore', 'Credential', 'DirectReply',
-      'Direction', 'DriverName', 'ErrorCode', 'ErrorDetails', 'ErrorReporter', 'ExecOptions',
+      'Direction', 'DriverName', 'ErrorCode', 'ErrorDetails', 'ErrorReporter', 'ExecOptions', 'ExtendedCard', 'ExtendedCardSource', 'ExtendedSkill',
       'FileTaskLedger', 'Framework', 'HistoryEntry', 'HttpHandler', 'HttpRequest', 'HttpResponse', 'IdempotencyKey',
       'IdempotentAnswer', 'IncomingMessage', 'IncomingTask', 'KeyClaim', 'KnownType', 'Lang', 'ListFilter', 'Listening',
       'LiteCard', 'LiteLedger', 'LiteReceiveOptions', 'Message', 'Mode', 'NewDelivery', 'NodeAdapterOptions',
@@ -53,7 +53,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
   },
   'a2a-lite/client': {
     values: [
-      'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'followTask', 'isLiteError',
+      'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'fetchExtendedCard', 'followTask', 'isLiteError',
       'openHomeStores', 'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard', 'trustAuthorities',
     ],
     types: [
@@ -75,7 +75,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     ],
     types: [
       'A2AHandler', 'AddressGuardOptions', 'AgentDirectory', 'AgentHealth', 'AgentLink', 'Applied', 'Artifact',
-      'AuthOptions', 'Binding', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'CacheExtra', 'CacheInfo', 'Capabilities',
+      'AuthOptions', 'Binding', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'CacheExtra', 'CacheInfo', 'Capabilities', 'CardCompat',
       'ConnectorOptions', 'Credential', 'Direction', 'ErrorCode', 'ErrorDetails', 'FileTaskLedger', 'Framework',
       'HistoryEntry', 'Home', 'HomeOptions', 'HttpHandler', 'HttpRequest', 'HttpResponse', 'HubAgent',
       'HubCallOptions', 'HubCandidate', 'HubClusterOptions', 'HubConnection', 'HubDirectory', 'HubEvent', 'HubEvents',

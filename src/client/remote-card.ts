@@ -33,6 +33,8 @@ export interface RemoteCard extends RemoteAccess {
   unsupported: string[];
   /** The A2A-Lite facts of an a2a-lite agent (the lite-card extension), when the card has them. */
   lite?: Record<string, unknown>;
+  /** It offers an extended card to authenticated clients (1.0 `capabilities.extendedAgentCard`, 0.3 `supportsAuthenticatedExtendedCard`). */
+  extendedCard?: boolean;
 }
 
 const PREFERENCE: readonly [Binding, WireVersion][] = [
@@ -124,6 +126,7 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
   if (version !== undefined) result.version = version;
   const lite = liteExtension(capabilities);
   if (lite !== undefined) result.lite = lite;
+  if (capabilities.extendedAgentCard === true || card.supportsAuthenticatedExtendedCard === true) result.extendedCard = true;
   return result;
 }
 

@@ -89,7 +89,7 @@ export function authenticator(options: AuthOptions): Authenticator {
       // Telling is a courtesy: the answer is 429 either way.
     }
   };
-  const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
+  const challenge = challengeFor(options);
 
   /** 401 for a request without a valid credential, or 429 once its address failed too often. */
   const refuse = (request: RequestHead): HttpResponse => {
@@ -147,6 +147,12 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions, ch
     return undefined;
   };
   return guarded;
+}
+
+/** The WWW-Authenticate challenge of a 401: the bearer scheme, unless only API keys are taken. */
+export function challengeFor(options: AuthOptions): string {
+  const keysOnly = (options.bearerTokens?.length ?? 0) === 0 && (options.apiKeys?.length ?? 0) > 0;
+  return keysOnly ? `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"` : 'Bearer realm="a2a-lite"';
 }
 
 /** The principal whose credential the request carries, or undefined when it carries none valid. */

@@ -5,11 +5,13 @@
 import { createHash } from 'node:crypto';
 import type { LiteCard } from '../../card/types.js';
 import type { Agent } from '../../runtime/agent.js';
-import { toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
+import { toAgentCardV1, toHybridAgentCard, type CardExtension, type CardOptions } from '../wire/agent-card.js';
 import { retentionExtension } from '../wire/retention-extension.js';
 import { authEnabled, authenticator, withAuth, type AuthOptions } from './auth.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
-import { askedVersion, json, statusError, type A2AHandler, type CallOutcome, type MethodCall } from './http.js';
+import { json, statusError, type A2AHandler, type CallOutcome, type MethodCall } from './http.js';
+import { cardCompatProblem, cardShapeFor, type CardCompat } from './card-shape.js';
+import { EXTENDED_CARD_METHODS, extendedCards, isAuthenticated, privateAnswer, unauthenticated, type ExtendedCardSource } from './extended-card.js';
 import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
 import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
 import { LiteError } from '../../errors.js';
@@ -51,6 +53,19 @@ export interface A2AHandlerOptions {
    * given the request, its body or a credential.
    */
   onError?: ErrorReporter;
+  /**
+   * The card for clients that do not say their version (card-shape.ts): `'1.0'` (default) gives
+   * them the card a strict 1.0 schema accepts, `'0.3'` the hybrid that 0.3 clients read too.
+   * Either way a client that says `A2A-Version: 0.3`, or asks at `/.well-known/agent.json`,
+   * gets the hybrid.
+   */
+  cardCompat?: CardCompat;
+  /**
+   * The extended card (A2A 1.0 §3.1.11): additions to the public card for authenticated callers
+   * (a credential of `auth`, or a principal a relay vouches for), declared in the card. Others
+   * are answered 401. Without it, the card declares none and the method is UnsupportedOperation.
+   */
+  extendedCard?: ExtendedCardSource;
 }
 
 /** The extensions every server has, as its card declares them; any request may activate them. */
@@ -72,6 +87,9 @@ function cardResponse(request: HttpRequest, agentCard: unknown, since: Date): Ht
   return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body };
 }
 
+/** The card's gRPC interface, when the binding is served. */
+const grpcInterface = (url: string | undefined): { grpcUrl?: string } => (url === undefined ? {} : { grpcUrl: url });
+
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const card = options.card ?? options.agent.card;
   const baseUrl = typeof options.baseUrl === 'function' ? options.baseUrl : () => options.baseUrl as string;
@@ -81,7 +99,19 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     : undefined;
   const extensions = [...(options.agent.retention === undefined ? [] : [retentionExtension(options.agent.retention.rules)]), ...(options.extensions ?? [])];
   const required = extensions.filter((extension) => extension.required === true).map((extension) => extension.uri);
+  const compatProblem = options.cardCompat === undefined ? undefined : cardCompatProblem(options.cardCompat);
+  if (compatProblem !== undefined) throw new LiteError('USAGE', compatProblem);
   const report = systemErrorReporter(options.onError);
+  const cardOptions = (): CardOptions => ({
+    baseUrl: baseUrl(),
+    ...grpcInterface(options.grpcUrl?.()),
+    streaming: true,
+    pushNotifications: options.push !== undefined,
+    ...(security === undefined ? {} : { security }),
+    extensions: [...RELIABILITY, ...extensions],
+    extendedCard: options.extendedCard !== undefined,
+  });
+  const extended = options.extendedCard === undefined ? undefined : extendedCards(options.extendedCard, toAgentCardV1(card, cardOptions()));
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const check = authenticator(auth);
@@ -90,19 +120,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     switch (read.kind) {
       case 'card': {
         if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
-        const grpcUrl = options.grpcUrl?.();
-        const cardOptions = {
-          baseUrl: baseUrl(),
-          ...(grpcUrl === undefined ? {} : { grpcUrl }),
-          streaming: true,
-          pushNotifications: options.push !== undefined,
-          ...(security === undefined ? {} : { security }),
-          extensions: [...RELIABILITY, ...extensions],
-        };
-        // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
-        // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.
-        const v1 = V1_HEADER.test(askedVersion(request));
-        const agentCard = v1 ? toAgentCardV1(card, cardOptions) : toHybridAgentCard(card, cardOptions);
+        const shape = cardShapeFor(request, read.path, options.cardCompat);
+        const agentCard = shape === 'v1' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions());
         return cardResponse(request, agentCard, since);
       }
       case 'answer':
@@ -119,8 +138,13 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       case 'call': {
         const context = contextOf(request.headers, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
+        const forCard = extended !== undefined && EXTENDED_CARD_METHODS.has(read.method);
+        if (forCard) {
+          if (!isAuthenticated(principal)) return unauthenticated(auth);
+          context.extendedCard = (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
+        }
         const response = read.binding === 'rest' ? await runRest(options.agent, request, read.call, context, report) : await runRpc(options.agent, request, read, context, report);
-        return activated(response, context);
+        return forCard ? privateAnswer(activated(response, context)) : activated(response, context);
       }
     }
   }, auth, check);

@@ -38,7 +38,7 @@ export { json, statusError } from '../../net/http-types.js';
  * name (in any case, as service parameter names are); '' when neither says. The query is read
  * only when the header is missing or empty.
  */
-export function askedVersion(request: HttpRequest): string {
+export function askedVersion(request: Pick<HttpRequest, 'headers' | 'query'>): string {
   const header = request.headers['a2a-version']?.trim();
   if (header) return header;
   for (const [name, value] of request.query) if (name.toLowerCase() === 'a2a-version' && value.trim() !== '') return value.trim();

@@ -29,6 +29,8 @@ export interface CardOptions {
    * SDKs dial the interface's URL.
    */
   grpcUrl?: string;
+  /** The server gives authenticated clients an extended card (extended-card.ts). */
+  extendedCard?: boolean;
 }
 
 /** An extension declared in `capabilities.extensions`. */
@@ -106,7 +108,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
         { uri: LITE_CARD_EXTENSION, description: 'The A2A-Lite card of this agent', required: false, params: lite },
         ...(options.extensions ?? []).map(extensionOf),
       ],
-      extendedAgentCard: false,
+      extendedAgentCard: options.extendedCard === true,
     },
     securitySchemes: security.schemes,
     securityRequirements: security.requirements,
@@ -124,10 +126,11 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
 }
 
 /**
- * The card every client gets: the 1.0 card plus the 0.3 fields, which 1.0 readers ignore as
- * unknown. A 0.3 client reads `url` and posts there without an A2A-Version header, which the
- * handler serves as 0.3. Clients that know both shapes, such as the official SDK, see
- * `supportedInterfaces` and pick 1.0.
+ * The card for 0.3 clients: the 1.0 card plus the 0.3 fields, which lenient 1.0 readers ignore
+ * as unknown (a strict 1.0 schema refuses them, so the handler gives it only where a 0.3 client
+ * is likely: card-shape.ts). A 0.3 client reads `url` and posts there without an A2A-Version
+ * header, which the handler serves as 0.3. Clients that know both shapes, such as the official
+ * SDK, see `supportedInterfaces` and pick 1.0.
  */
 export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<string, unknown> {
   const security = securityOf(options.security);
@@ -137,7 +140,7 @@ export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<
     url: jsonRpcUrl(options),
     preferredTransport: 'JSONRPC',
     // 0.3's name for 1.0's `capabilities.extendedAgentCard`.
-    supportsAuthenticatedExtendedCard: false,
+    supportsAuthenticatedExtendedCard: options.extendedCard === true,
     securitySchemes: security.bothSchemes,
     security: security.v03Requirements,
   };

@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { AuthOptions } from '../../a2a/server/auth.js';
+import { cardCompatProblem, type CardCompat } from '../../a2a/server/card-shape.js';
 import { LiteError } from '../../errors.js';
 import { createHubHandler, hubUpgrades } from '../../hub/hub-handler.js';
 import { Hub } from '../../hub/hub.js';
@@ -15,7 +16,7 @@ import { credentialsFrom } from '../token-flags.js';
 import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 
 export const command: Command = {
-  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--allow-private] [--console] [--json]',
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--allow-private] [--card-compat 1.0|0.3] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
 connection they opened, a WebSocket, or an event stream where a proxy in between does not pass
@@ -50,6 +51,10 @@ ${TLS_SERVER_HELP}
                           them (default 30; 0: never)
   --grace S               how long a request waits for its agent to reconnect (default 10)
   --max-hops N            refuse a message that has passed through N agents (default 8)
+  --card-compat 1.0|0.3   the agents' cards for clients that say no A2A-Version: 1.0 (default)
+                          passes the request on as it came; 0.3 asks each agent for its card
+                          with the 0.3 fields, for 0.3 clients that send no version (the
+                          JavaScript SDK 0.3); see docs/conformance.md
   --console               serve a live console at <hub>/console/: agents up or down, their
                           skills, load and latency, and the tasks passing through with their
                           progress, A2A-Lite transcript and raw events. The page asks for a
@@ -75,9 +80,13 @@ examples:
       'max-hops': { type: 'string' },
       console: { type: 'boolean' },
       ...TLS_SERVER_OPTIONS,
+      'card-compat': { type: 'string' },
     });
     atMost('hub', positionals, 0);
     const tls = tlsFiles('hub', values, context);
+    const cardCompat = values['card-compat'];
+    const compatProblem = cardCompat === undefined ? undefined : cardCompatProblem(cardCompat);
+    if (compatProblem !== undefined) throw new LiteError('USAGE', `hub: --card-compat: ${compatProblem}`);
     const port = whole('--port', values.port ?? '7400', 65535);
     const backing = hubBacking(values, context);
     const tokens = credentialsFrom('hub', values['token-env'], context);
@@ -101,7 +110,7 @@ examples:
     // uploads on their way to a slow agent.
     const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
     // An agent's WebSocket link carries the same bodies, one message each.
-    const handler = createHubHandler(hub, { auth, console: values.console ?? false, link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
+    const handler = createHubHandler(hub, { auth, console: values.console ?? false, ...(cardCompat === undefined ? {} : { cardCompat: cardCompat as CardCompat }), link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits), ...(tls === undefined ? {} : { tls: tls.credentials }) });
     if (tls !== undefined) reloadTlsOnHangup(tls, server, (line) => context.stderr.write(`a2a-lite hub: ${line}\n`));
     if (baseUrl === '') baseUrl = server.url;

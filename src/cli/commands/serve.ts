@@ -25,6 +25,7 @@ import { loadOwnCard } from './card.js';
 import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
+import { CARD_HELP, CARD_OPTIONS, cardFlags } from './serve-cards.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
 import { GRPC_HELP, GRPC_OPTIONS, grpcFlags, startGrpc } from './serve-grpc.js';
 import { describeStore, joinCluster, openServeStore, sharedStore, STORE_HELP, STORE_OPTIONS, storeChoice } from './serve-store.js';
@@ -46,6 +47,7 @@ options:
                           relative to where serve starts, the program runs in the task's folder)
 ${PLAN_HELP}
   --card FILE             the card to serve (default: the home's agent-card.json)
+${CARD_HELP}
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port;
                           with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
@@ -101,6 +103,7 @@ examples:
       exec: { type: 'string' },
       ...PLAN_OPTIONS,
       card: { type: 'string' },
+      ...CARD_OPTIONS,
       port: { type: 'string' },
       host: { type: 'string' },
       'base-url': { type: 'string' },
@@ -149,6 +152,7 @@ examples:
     const { home, paths } = stores;
     const plan = values.plan === undefined ? undefined : await servedPlan(values.plan, values, stores, context);
     const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
+    const cards = await cardFlags(values, auth, card, context);
     const hub = hubFlags(values, card.agent.id, context);
     const store = await openServeStore(chosen, paths.database, context);
     const cluster = await joinCluster(chosen, card.agent.id, context);
@@ -190,7 +194,7 @@ examples:
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
     // The gRPC port starts after the handler it serves; the card reads its address per request.
     const served: { grpc?: string } = {};
-    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...(push === undefined ? {} : { push }) });
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...cards, ...(push === undefined ? {} : { push }) });
     const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits, ...(tls === undefined ? {} : { tls: tls.credentials }) });
     const grpc = grpcGiven === undefined ? undefined : await startGrpc(grpcGiven, handler, { maxBodyBytes, ...limits }, tls?.credentials);
     if (grpc !== undefined) served.grpc = grpc.target;
@@ -213,6 +217,8 @@ examples:
       ...('driver' in store ? { sqlite: String(store.driver) } : {}),
       push: webhooks,
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
+      ...(cards.extendedCard === undefined ? {} : { extendedCard: values['extended-card'] }),
+      ...(cards.cardCompat === undefined ? {} : { cardCompat: cards.cardCompat }),
       ...(agent.retention === undefined ? {} : { retention: retentionExtension(agent.retention.rules).params }),
       ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
       ...(hub === undefined ? {} : { hub: hubbed?.connection.hubUrl ?? hub.url, hubId: hub.id, listening: server?.url ?? 'none' }),
@@ -229,6 +235,7 @@ examples:
       if (where.replica !== undefined) printLine(context, `  replica:    ${where.replica}, of the replicas sharing this store; bus: ${where.cluster}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
+      if (where.extendedCard !== undefined) printLine(context, `  extended card: ${where.extendedCard}, for authenticated clients`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
       if (hub !== undefined) printLine(context, `  hub:        connected to ${where.hub} as ${hub.id}${hub.urls.length > 1 ? ` (of ${hub.urls.length} hubs)` : ""}; own port: ${where.listening}`);
       if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
