@@ -55,6 +55,7 @@ const HASH: Readonly<Record<CardSigningAlg, string | null>> = { EdDSA: null, ES2
 /**
  * `card` with one more entry in `signatures`, made with `key` over the card as it is (its other
  * signatures aside). The protected header holds `alg`, `typ: "JOSE"`, `kid` and, when given, `jku`.
+ * INVALID_CARD when the card has no canonical form (a lone surrogate in a string, say).
  *
  * @example
  * const signed = signCard(card, signingKeyFrom(pem, 'key.pem'), { jku: 'https://agent.example/.well-known/jwks.json' });
@@ -63,7 +64,13 @@ export function signCard(card: Record<string, unknown>, key: SigningKey, options
   const header: Record<string, string> = { alg: key.alg, typ: 'JOSE', kid: key.kid };
   if (options.jku !== undefined) header.jku = options.jku;
   const protectedPart = Buffer.from(JSON.stringify(header)).toString('base64url');
-  const input = Buffer.from(`${protectedPart}.${Buffer.from(canonicalCard(card)).toString('base64url')}`);
+  let payload: string;
+  try {
+    payload = canonicalCard(card);
+  } catch (error) {
+    throw new LiteError('INVALID_CARD', `the card cannot be signed: it has no canonical form (RFC 8785): ${(error as Error).message}`);
+  }
+  const input = Buffer.from(`${protectedPart}.${Buffer.from(payload).toString('base64url')}`);
   const signature = sign(HASH[key.alg], input, { key: key.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
   const earlier = Array.isArray(card.signatures) ? card.signatures : [];
   return { ...card, signatures: [...earlier, { protected: protectedPart, signature }] };
