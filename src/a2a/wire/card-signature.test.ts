@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jiajiaCard } from '../../card/examples.js';
 import { toAgentCardV1 } from './agent-card.js';
-import { canonicalCard } from './card-canonical.js';
 import { publicKeysFrom, signingKeyFrom, type PublicJwk, type SigningKey } from './card-keys.js';
 import { assertCardVerified, signatureHeaders, signCard, verifyCard } from './card-signature.js';
 
