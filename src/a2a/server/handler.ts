@@ -8,6 +8,8 @@ import type { Agent } from '../../runtime/agent.js';
 import { toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
 import { retentionExtension } from '../wire/retention-extension.js';
 import { authEnabled, withAuth, type AuthOptions } from './auth.js';
+import { cardSigner, keySetResponse, type CardSigning } from './card-signing.js';
+import { JWKS_PATH } from '../wire/card-signature.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
 import { askedVersion, json, statusError, type A2AHandler } from './http.js';
 import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
@@ -47,6 +49,11 @@ export interface A2AHandlerOptions {
    * given the request, its body or a credential.
    */
   onError?: ErrorReporter;
+  /**
+   * Sign every card served with this key (A2A §8.4), and publish its public half as a JWK set at
+   * `/.well-known/jwks.json`, which each signature's `jku` names unless `jku` is given.
+   */
+  signing?: CardSigning;
 }
 
 /** The extensions every server has, as its card declares them; any request may activate them. */
@@ -80,6 +87,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const report = systemErrorReporter(options.onError);
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const sign = options.signing === undefined ? undefined : cardSigner(options.signing);
   const handle = withAuth(async (request, principal) => {
     const read = readA2ARequest(request);
     switch (read.kind) {
@@ -96,7 +104,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.
         const v1 = V1_HEADER.test(askedVersion(request));
         const agentCard = v1 ? toAgentCardV1(card, cardOptions) : toHybridAgentCard(card, cardOptions);
-        return cardResponse(request, agentCard, since);
+        return cardResponse(request, sign === undefined ? agentCard : sign(agentCard, cardOptions.baseUrl), since);
       }
       case 'answer':
         if (read.extensionsFirst === true && required.length > 0) {
@@ -108,6 +116,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         }
         return read.response;
       case 'none':
+        if (options.signing !== undefined && read.path === JWKS_PATH) return keySetResponse(request, options.signing);
         return statusError(404, 'NOT_FOUND', `no A2A endpoint at ${read.path}`);
       case 'call': {
         const context = contextOf(request, principal, options.push);

@@ -41,7 +41,7 @@ describe('signing keys', () => {
 describe('public keys', () => {
   it('reads a PEM public key, a private one (its public half), a JWK and a JWK set', () => {
     const [fromPem] = publicKeysFrom(edPublicPem, 'p.pem');
-    expect(fromPem).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: thumbprint(fromPem!) });
+    expect(fromPem).toEqual({ kty: 'OKP', crv: 'Ed25519', x: expect.any(String) });
     expect(publicKeysFrom(edPem, 'k.pem')).toEqual([fromPem]);
     const { d: _d, ...jwk } = ed.privateKey.export({ format: 'jwk' });
     expect(publicKeysFrom(JSON.stringify({ ...jwk, kid: 'a' }), 'j.json')).toEqual([{ ...jwk, kid: 'a' }]);

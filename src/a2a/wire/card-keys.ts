@@ -74,7 +74,8 @@ export function signingKeyFrom(text: string, source: string, kid?: string): Sign
 
 /**
  * The public keys in `text`: a PEM public key (or a private one, whose public half is taken), a
- * JWK, or a JWK set `{"keys": […]}`. INVALID_KEY, naming `source`, when there is none usable.
+ * JWK, or a JWK set `{"keys": […]}`. A key with a `kid` is used only for signatures naming that
+ * `kid`; one without (every PEM key) for any. INVALID_KEY, naming `source`, when none is usable.
  */
 export function publicKeysFrom(text: string, source: string): PublicJwk[] {
   if (text.length > MAX_KEY_TEXT) throw new LiteError('INVALID_KEY', `${source} is over ${MAX_KEY_TEXT} bytes, too long for a key`);
@@ -91,8 +92,8 @@ export function publicKeysFrom(text: string, source: string): PublicJwk[] {
   }
   const key = keyObject(text, source, 'public');
   if (algOf(key) === undefined) throw unusable(source, key);
-  const jwk = publicJwkOf(key);
-  return [{ ...jwk, kid: thumbprint(jwk) }];
+  // A PEM key has no key id: it is tried for a signature whatever `kid` that names.
+  return [publicJwkOf(key)];
 }
 
 /**

@@ -47,6 +47,15 @@ export interface CardVerification {
   problem?: string;
 }
 
+/** Where `serve --sign-key` publishes its public key as a JWK set, and the `jku` it signs with by default. */
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+/**
+ * The keys trusted for a card: one list for every signature, or a list for each signature's
+ * protected header (the key set its `jku` names, say), or why there is none for it.
+ */
+export type TrustedKeys = readonly PublicJwk[] | ((header: SignatureHeader) => readonly PublicJwk[] | { problem: string });
+
 /** The most entries of `signatures` looked at; a card with more is read up to here. */
 export const MAX_SIGNATURES = 16;
 
@@ -92,7 +101,7 @@ export function signatureHeaders(card: unknown): SignatureHeader[] {
  * `kid`; a key without one (a PEM file) for every entry. A key is used only with the algorithm of
  * its type (and of its `alg`, when it has one), so that no entry can choose how its key is read.
  */
-export function verifyCard(card: unknown, keys: readonly PublicJwk[]): CardVerification {
+export function verifyCard(card: unknown, keys: TrustedKeys): CardVerification {
   const list = signaturesOf(card);
   if (list === undefined || list.length === 0) {
     const why = list === undefined && typeof card === 'object' && card !== null && 'signatures' in card ? 'its "signatures" is not a list' : 'it has no "signatures"';
@@ -104,11 +113,18 @@ export function verifyCard(card: unknown, keys: readonly PublicJwk[]): CardVerif
   } catch (error) {
     return { signed: true, verified: false, checks: [], problem: `the card cannot be put in canonical form (RFC 8785), so no signature on it can verify: ${(error as Error).message}` };
   }
-  const trusted = keys.flatMap((jwk) => {
-    const key = keyOfJwk(jwk);
-    return key === undefined ? [] : [{ jwk, key }];
-  });
-  const checks = list.slice(0, MAX_SIGNATURES).map((entry, i) => checkEntry(entry, i + 1, payload, trusted));
+  const usable = (jwks: readonly PublicJwk[]) =>
+    jwks.flatMap((jwk) => {
+      const key = keyOfJwk(jwk);
+      return key === undefined ? [] : [{ jwk, key }];
+    });
+  const fixed = typeof keys === 'function' ? undefined : usable(keys);
+  const lookup = (header: SignatureHeader): TrustedKey[] | { problem: string } => {
+    if (fixed !== undefined) return fixed;
+    const found = (keys as Exclude<TrustedKeys, readonly PublicJwk[]>)(header);
+    return 'problem' in found ? found : usable(found);
+  };
+  const checks = list.slice(0, MAX_SIGNATURES).map((entry, i) => checkEntry(entry, i + 1, payload, lookup));
   const good = checks.find((check) => check.verified);
   if (good !== undefined) return { signed: true, verified: true, ...pick(good), checks };
   const more = list.length > MAX_SIGNATURES ? ` (only the first ${MAX_SIGNATURES} of ${list.length} were read)` : '';
@@ -117,7 +133,7 @@ export function verifyCard(card: unknown, keys: readonly PublicJwk[]): CardVerif
 }
 
 /** Throws CARD_SIGNATURE_INVALID, naming `whose` card and what is wrong, unless `card` verifies against `keys`. */
-export function assertCardVerified(card: unknown, keys: readonly PublicJwk[], whose: string): CardVerification {
+export function assertCardVerified(card: unknown, keys: TrustedKeys, whose: string): CardVerification {
   const verdict = verifyCard(card, keys);
   if (!verdict.verified) throw new LiteError('CARD_SIGNATURE_INVALID', `${whose}: ${verdict.problem ?? 'the card did not verify'}`);
   return verdict;
@@ -128,7 +144,12 @@ export function jwkSetOf(keys: readonly SigningKey[]): { keys: PublicJwk[] } {
   return { keys: keys.map((key) => key.publicJwk) };
 }
 
-function checkEntry(entry: unknown, index: number, payload: string, trusted: ReadonlyArray<{ jwk: PublicJwk; key: KeyObject }>): SignatureCheck {
+interface TrustedKey {
+  jwk: PublicJwk;
+  key: KeyObject;
+}
+
+function checkEntry(entry: unknown, index: number, payload: string, lookup: (header: SignatureHeader) => TrustedKey[] | { problem: string }): SignatureCheck {
   const read = readSignatureEntry(entry);
   if (!('header' in read)) return { index, verified: false, ...read.seen, problem: read.problem };
   const { header, protectedPart, signature } = read;
@@ -137,10 +158,12 @@ function checkEntry(entry: unknown, index: number, payload: string, trusted: Rea
     return { index, verified: false, ...named, problem: `its algorithm "${header.alg}" is not allowed (allowed: ${CARD_SIGNING_ALGS.join(', ')})` };
   }
   const alg = header.alg as CardSigningAlg;
+  const trusted = lookup(header);
+  if ('problem' in trusted) return { index, verified: false, ...named, problem: trusted.problem };
   const byKid = trusted.filter(({ jwk }) => jwk.kid === undefined || jwk.kid === header.kid);
   if (byKid.length === 0) return { index, verified: false, ...named, problem: `its key id "${header.kid}" is not among the trusted keys` };
   const fitting = byKid.filter(({ jwk, key }) => fits(jwk, key, alg));
-  if (fitting.length === 0) return { index, verified: false, ...named, problem: `the trusted key "${header.kid}" does not sign with ${alg}` };
+  if (fitting.length === 0) return { index, verified: false, ...named, problem: `no trusted key that may check key id "${header.kid}" signs with ${alg}` };
   const input = Buffer.from(`${protectedPart}.${payload}`);
   for (const { key } of fitting) {
     if (verifiedBy(alg, input, key, signature)) return { index, verified: true, ...named };

@@ -2,6 +2,7 @@
 // it as the [A2A:card] reply a peer in chat would have sent.
 
 import { render } from '../../card/render.js';
+import { checkCardSignature, type CardTrust } from '../../client/card-trust.js';
 import { cacheDiscovered, fetchAgentCard } from '../../client/discover.js';
 import { credentialFor } from '../../client/peer.js';
 import { LiteError } from '../../errors.js';
@@ -10,17 +11,25 @@ import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { note, printJson, printLine } from '../output.js';
 import { openStores } from '../stores.js';
+import { readTrustKeys } from '../key-files.js';
 
 export const command: Command = {
-  usage: 'a2a-lite discover URL [--token-env NAME] [--lang zh|en] [--json] | discover --hub URL [--skill S]',
+  usage: 'a2a-lite discover URL [--token-env NAME] [--trust-key FILE …] [--require-signed] [--lang zh|en] [--json] | discover --hub URL [--skill S]',
   help: `Fetches the Agent Card of the A2A agent at URL (/.well-known/agent-card.json, else the older
 /.well-known/agent.json), accepts 1.0 and 0.3 cards, and caches it in known-agents/ as an
 A2A-Lite card whose channel is a2a:URL, with the interfaces to call it by. Discovering the
-same URL again updates the entry. Prints the card as the [A2A:card] reply.
+same URL again updates the entry. Prints the card as the [A2A:card] reply, and says whether
+the card is signed (A2A §8.4), by which key, and whether the signature verified: against the
+--trust-key files when given, else against the key set its "jku" names, fetched only from the
+card's own origin (no redirects, at most 64 KiB). The second proves the card is the one the
+holder of that origin's key signed, not who that is; a trusted key file proves who.
 
 options:
   --token-env NAME  remember that this agent's token is in the environment variable NAME
                     (only the name is stored)
+  --trust-key FILE  a public key (PEM, JWK or JWK set) to verify the card's signature with;
+                    repeatable. Only these keys are then used.
+  --require-signed  refuse (CARD_SIGNATURE_INVALID, nothing cached) a card that does not verify
   --hub URL         list the agents of the a2a-lite hub at URL (those offering --skill S) and
                     cache each as reached through the hub
   --lang zh|en      the language of the printed reply (default zh, as the protocol's examples)
@@ -33,10 +42,18 @@ examples:
 };
 
 async function run(args: string[], context: Context): Promise<number> {
-  const { values, positionals } = parseOptions('discover', args, { 'token-env': { type: 'string' }, lang: { type: 'string' }, hub: { type: 'string' }, skill: { type: 'string' } });
+  const { values, positionals } = parseOptions('discover', args, {
+    'token-env': { type: 'string' },
+    lang: { type: 'string' },
+    hub: { type: 'string' },
+    skill: { type: 'string' },
+    'trust-key': { type: 'string', multiple: true },
+    'require-signed': { type: 'boolean' },
+  });
   atMost('discover', positionals, values.hub === undefined ? 1 : 0);
   if (values.hub !== undefined) return fromHub(values.hub, values, context);
   if (values.skill !== undefined) throw new LiteError('USAGE', 'discover: --skill chooses among the agents of a --hub');
+  const trustKeys = values['trust-key'] === undefined ? undefined : readTrustKeys(context, values['trust-key'], '--trust-key');
   const url = required('discover', positionals[0], 'URL');
   const lang = values.lang ?? 'zh';
   if (lang !== 'zh' && lang !== 'en') throw new LiteError('USAGE', `discover: --lang is zh or en, not ${JSON.stringify(lang)}`);
@@ -44,18 +61,30 @@ async function run(args: string[], context: Context): Promise<number> {
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new LiteError('USAGE', 'discover: --token-env takes the name of an environment variable');
   const stores = openStores(values, context);
   const found = await fetchAgentCard(url);
+  const trust = await checkCardSignature(found.json, found.card.cardUrl, trustKeys === undefined ? {} : { trustKeys });
+  if (values['require-signed'] && !trust.verified) throw new LiteError('CARD_SIGNATURE_INVALID', `the card at ${found.card.cardUrl}: ${trust.problem ?? 'it did not verify'}`, { signature: trust });
   const { agent, replaced } = cacheDiscovered(stores.agents, found, tokenEnv === undefined ? {} : { tokenEnv });
   if (values.json) {
-    printJson(context, { id: agent.card.agent.id, replaced, card: agent.card, a2a: agent.cache.a2a, unsupported: found.card.unsupported });
+    printJson(context, { id: agent.card.agent.id, replaced, card: agent.card, a2a: agent.cache.a2a, unsupported: found.card.unsupported, signature: trust });
     return 0;
   }
   printLine(context, render(agent.card, lang));
   const via = agent.cache.a2a?.interfaces[0];
+  note(context, signatureLine(trust));
   note(context, `${replaced ? 'updated' : 'cached'} ${agent.card.agent.id} in ${agent.path}${via ? `; calls go to ${via.url} (${via.binding} ${via.version})` : ''}`);
   if (found.card.security.bearer || found.card.security.apiKey) {
     if (tokenEnv === undefined && agent.cache.tokenEnv === undefined) note(context, 'this agent wants credentials: pass --token-env NAME here or to send');
   }
   return 0;
+}
+
+/** One sentence on the card's signature: none, verified by which key and how, or what is wrong. */
+function signatureLine(trust: CardTrust): string {
+  if (!trust.signed) return 'the card is not signed';
+  const first = trust.checks[0];
+  if (!trust.verified) return `the card is signed${first?.kid === undefined ? '' : ` (key "${first.kid}"${first.alg === undefined ? '' : `, ${first.alg}`})`} but NOT verified: ${trust.problem ?? ''}`;
+  const how = trust.keys === 'trusted' ? 'a trusted key (--trust-key)' : `the key set its own origin publishes (${trust.jku ?? ''})`;
+  return `the card is signed by key "${trust.kid ?? ''}" (${trust.alg ?? ''}), verified against ${how}`;
 }
 
 /** `discover --hub URL [--skill S]`: caches every agent of the hub (offering S) as reached through it. */

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { createA2AHandler } from '../../a2a/server/handler.js';
 import { JSONRPC_PATH } from '../../a2a/wire/agent-card.js';
+import { JWKS_PATH } from '../../a2a/wire/card-signature.js';
 import { retentionExtension } from '../../a2a/wire/retention-extension.js';
 import type { LiteCard } from '../../card/types.js';
 import { assertCard } from '../../card/validate.js';
@@ -24,6 +25,7 @@ import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
+import { signingFrom } from '../key-files.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
 import { describeStore, joinCluster, openServeStore, sharedStore, STORE_HELP, STORE_OPTIONS, storeChoice } from './serve-store.js';
 
@@ -47,6 +49,11 @@ ${PLAN_HELP}
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port;
                           with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
+  --sign-key FILE         sign the served card (A2A §8.4, JWS over its RFC 8785 form) with the
+                          private key in FILE (PEM or JWK: Ed25519, P-256, P-384, RSA), and
+                          publish the public key at /.well-known/jwks.json, which each
+                          signature's jku names; --sign-kid ID names the key (default: its
+                          RFC 7638 thumbprint), --sign-jku URL points elsewhere for it
 ${STORE_HELP}
   --timeout SECONDS       stop a program that runs longer (default 600)
   --max-body BYTES        refuse larger requests with 413 (default 4194304)
@@ -100,6 +107,9 @@ examples:
       port: { type: 'string' },
       host: { type: 'string' },
       'base-url': { type: 'string' },
+      'sign-key': { type: 'string' },
+      'sign-kid': { type: 'string' },
+      'sign-jku': { type: 'string' },
       ...STORE_OPTIONS,
       timeout: { type: 'string' },
       'max-body': { type: 'string' },
@@ -136,6 +146,7 @@ examples:
     const retentionGiven = retentionFlags(values);
 
     const auth = authFrom(values, context);
+    const signing = signingFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
     const stores = openStores(values, context);
     const { home, paths } = stores;
@@ -180,7 +191,7 @@ examples:
     }
     const replies = replyPeers.size === 0 ? undefined : startReplySender({ agent, peers: replyPeers, log: (line) => context.stderr.write(`${line}\n`) });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }), ...(signing === undefined ? {} : { signing }) });
     const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
     // Through a hub, the card names the hub: the agent may have no address of its own to give.
     const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl), maxBodyBytes);
@@ -199,6 +210,7 @@ examples:
       ...('driver' in store ? { sqlite: String(store.driver) } : {}),
       push: webhooks,
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
+      ...(signing === undefined ? {} : { signed: { kid: signing.key.kid, alg: signing.key.alg, jku: signing.jku ?? `${baseUrl}${JWKS_PATH}` } }),
       ...(agent.retention === undefined ? {} : { retention: retentionExtension(agent.retention.rules).params }),
       ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
       ...(hub === undefined ? {} : { hub: hubbed?.connection.hubUrl ?? hub.url, hubId: hub.id, listening: server?.url ?? 'none' }),
@@ -214,6 +226,7 @@ examples:
       if (where.replica !== undefined) printLine(context, `  replica:    ${where.replica}, of the replicas sharing this store; bus: ${where.cluster}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
+      if (where.signed !== undefined) printLine(context, `  card signed with ${where.signed.alg} key "${where.signed.kid}"; public key at ${where.signed.jku}`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
       if (hub !== undefined) printLine(context, `  hub:        connected to ${where.hub} as ${hub.id}${hub.urls.length > 1 ? ` (of ${hub.urls.length} hubs)` : ""}; own port: ${where.listening}`);
       if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
