@@ -118,7 +118,8 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       link.onClose((why) => {
         quiet.stop();
         stop.signal.removeEventListener('abort', leave);
-        if (!stop.signal.aborted && why.startsWith('the hub went quiet')) log(why);
+        // The hub's own words when it refuses the agent (its card, say): the agent's operator must act.
+        if (!stop.signal.aborted && (why.startsWith('the hub went quiet') || why.startsWith(`the other side closed the link (${CLOSE.refused}:`))) log(why);
         resolve();
       });
       link.messages((payload) => {

@@ -17,6 +17,7 @@ import { DEFAULT_MAX_HOPS, nextTrail, VIA_HEADER, viaFor } from './loop-guard.js
 import { Forwarded, forwardedHeaders, whenDone } from './forwarded.js';
 import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
+import { CardSignatures, type CardSignaturePolicy } from './card-signatures.js';
 import { relayedAnswer } from './relayed-answer.js';
 import { forwardedBody, readRelayed, refusal } from './relayed-request.js';
 import { Relay, type LinkKind } from './relay.js';
@@ -45,6 +46,8 @@ export interface HubOptions {
   instance?: string;
   /** Told of the hub's own failures in the background (the cluster's); default: a line on stderr. */
   onError?: (error: unknown, where: string) => void;
+  /** Check agents' card signatures against trusted keys, and require them to verify or not (A2A §8.4). */
+  cardSignatures?: CardSignaturePolicy;
 }
 
 export class Hub {
@@ -76,7 +79,7 @@ export class Hub {
     this.via = options.cluster === undefined ? this.instance : clusterVia(options.cluster.bus.prefix);
     this.events = new HubEvents(options.cluster === undefined ? '' : `${this.instance.slice(0, 8)}-`);
     this.health = new HealthBoard(this.events);
-    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate, this.via);
+    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate, this.via, new CardSignatures(options.cardSignatures));
     this.owners = new TaskOwners(options.store);
     this.tasks = new TaskWatch(this.events);
     const health = this.health;

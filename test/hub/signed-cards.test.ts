@@ -1,0 +1,96 @@
+// `hub --require-signed-cards --trust-key FILE`: over real HTTP and real processes, an agent
+// whose card is signed by a trusted key registers (dialled in or by URL) and the API shows its
+// card verified; an unsigned card, or one signed by a stranger's key, is refused with words the
+// registering agent sees. Without the requirement, the API still says which cards verify.
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as jose from 'jose';
+import { describe, expect, it } from 'vitest';
+import { canonicalCard } from '../../src/a2a/wire/card-canonical.js';
+import { tempHome } from '../fixtures/home.js';
+import { agentHome, freePort, getJson, start, startAgent, startHub, until } from './hub-processes.js';
+
+type Json = Record<string, unknown>;
+
+function keyFiles(type: 'ed25519' | 'p256' = 'ed25519'): { key: string; pub: string } {
+  const dir = tempHome('keys');
+  const pair = type === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const key = join(dir, 'card.pem');
+  writeFileSync(key, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+  chmodSync(key, 0o600);
+  const pub = join(dir, 'card.pub.pem');
+  writeFileSync(pub, pair.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+  return { key, pub };
+}
+
+const agentsOf = async (hub: string): Promise<Json[]> => (await getJson(`${hub}/hub/v1/agents`)).body.agents as Json[];
+const signatureOf = async (hub: string, id: string): Promise<Json | undefined> => (await agentsOf(hub)).find((agent) => agent.id === id)?.signature as Json | undefined;
+
+describe('a hub that requires signed cards', () => {
+  it('registers a dialled-in agent whose card a trusted key signed, and shows it verified', async () => {
+    const trusted = keyFiles();
+    const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub]);
+    expect(hub.info.signedCards).toBe('required');
+    await startAgent(hub.url, 'signed', { extra: ['--port', 'none', '--sign-key', trusted.key, '--sign-kid', 'signed-1'] });
+    const signature = await until(() => signatureOf(hub.url, 'signed'), 15_000, 'the agent to register');
+    expect(signature).toEqual({ signed: true, verified: true, kid: 'signed-1', alg: 'EdDSA' });
+    // The card a client fetches from the hub is the agent's own, signature and all.
+    const card = (await getJson(`${hub.url}/agents/signed/.well-known/agent-card.json`, { 'a2a-version': '1.0' })).body;
+    const entry = (card.signatures as { protected: string; signature: string }[])[0]!;
+    const { protectedHeader } = await jose.flattenedVerify({ payload: jose.base64url.encode(canonicalCard(card)), ...entry }, await jose.importSPKI(readFileSync(trusted.pub, 'utf8'), 'EdDSA'));
+    expect(protectedHeader?.jku).toBe(`${hub.url}/agents/signed/.well-known/jwks.json`);
+  });
+
+  it.each([
+    ['not signed', [] as string[], 'the card is not signed: it has no "signatures"'],
+    ['signed by a key it does not trust', ['--sign-kid', 'stranger-1'], 'no signature on the card verifies: it does not match'],
+  ])('refuses a dialled-in agent whose card is %s, telling the agent why', async (_name, flags, why) => {
+    const trusted = keyFiles();
+    const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub]);
+    const extra = flags.length === 0 ? [] : ['--sign-key', keyFiles().key, ...flags];
+    // The agent dials in, its card is read and refused, and it hears why when the link closes.
+    const agent = await start(['serve', '--home', agentHome('refused'), '--store', 'memory', '--exec', 'true', '--hub', hub.url, '--port', 'none', ...extra]);
+    const heard = await until(() => (agent.stderr().includes('the other side closed the link') ? agent.stderr() : undefined), 15_000, 'the refusal');
+    expect(heard).toContain('agent refused: ');
+    expect(heard).toContain(why);
+    expect(await agentsOf(hub.url)).toEqual([]);
+  });
+
+  it('refuses to register by URL an agent whose card is not signed, with 403 and the reason; takes it once signed', async () => {
+    const trusted = keyFiles('p256');
+    const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub]);
+    const home = agentHome('byurl');
+    const plainPort = await freePort();
+    await start(['serve', '--home', home, '--store', 'memory', '--exec', 'true', '--host', '127.0.0.1', '--port', String(plainPort)]);
+    const refused = await fetch(`${hub.url}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${plainPort}` }) });
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(await refused.json())).toContain('agent byurl: the card is not signed: it has no \\"signatures\\"; this hub takes only cards signed by a key it trusts');
+
+    const signedPort = await freePort();
+    await start(['serve', '--home', home, '--store', 'memory', '--exec', 'true', '--host', '127.0.0.1', '--port', String(signedPort), '--sign-key', trusted.key]);
+    const taken = await fetch(`${hub.url}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${signedPort}` }) });
+    expect(taken.status).toBe(201);
+    expect(((await taken.json()) as { agent: Json }).agent.signature).toMatchObject({ signed: true, verified: true, alg: 'ES256' });
+  });
+
+  it('will not start without a trusted key', () => {
+    return start(['hub', '--store', 'memory', '--port', '0', '--require-signed-cards']).then(
+      () => expect.unreachable(),
+      (error: Error) => expect(error.message).toContain('--require-signed-cards needs --trust-key FILE'),
+    );
+  });
+});
+
+describe('a hub that checks but does not require signed cards', () => {
+  it('registers every agent and says which cards verify', async () => {
+    const trusted = keyFiles();
+    const hub = await startHub(['--store', 'memory', '--trust-key', trusted.pub]);
+    await startAgent(hub.url, 'plain');
+    await startAgent(hub.url, 'other', { extra: ['--port', 'none', '--sign-key', keyFiles().key, '--sign-kid', 'other-1'] });
+    const plain = await until(() => signatureOf(hub.url, 'plain'), 15_000, 'plain to register');
+    const other = await until(() => signatureOf(hub.url, 'other'), 15_000, 'other to register');
+    expect(plain).toEqual({ signed: false, verified: false, problem: 'the card is not signed: it has no "signatures"' });
+    expect(other).toMatchObject({ signed: true, verified: false, kid: 'other-1', alg: 'EdDSA', problem: expect.stringContaining('does not match the card') });
+  });
+});
