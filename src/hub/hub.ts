@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
 import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
+import { JWKS_PATH } from '../a2a/wire/card-signature.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardBase, pointedAt, rpcPathsOf } from './agent-card-view.js';
 import { clusterVia, HubCluster, type HubClusterOptions } from './cluster/hub-cluster.js';
@@ -215,7 +216,7 @@ export class Hub {
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
     response = relayedAnswer(response);
-    if (read.call === undefined && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
+    if (read.call === undefined && read.path !== JWKS_PATH && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
     if (backend !== undefined && use !== undefined && use.kind !== 'none') {
       response = use.kind === 'list' ? await this.owners.filterList(backend, principal, response) : await this.owners.read(backend, principal, use.kind === 'send' && !use.message.taskId, response);
     }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import * as jose from 'jose';
 import { describe, expect, it } from 'vitest';
 import { canonicalCard } from '../../src/a2a/wire/card-canonical.js';
+import { cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
 import { agentHome, freePort, getJson, start, startAgent, startHub, until } from './hub-processes.js';
 
@@ -40,6 +41,9 @@ describe('a hub that requires signed cards', () => {
     const entry = (card.signatures as { protected: string; signature: string }[])[0]!;
     const { protectedHeader } = await jose.flattenedVerify({ payload: jose.base64url.encode(canonicalCard(card)), ...entry }, await jose.importSPKI(readFileSync(trusted.pub, 'utf8'), 'EdDSA'));
     expect(protectedHeader?.jku).toBe(`${hub.url}/agents/signed/.well-known/jwks.json`);
+    // The key set it names is relayed too, so a client that knows no key checks it at the card's origin.
+    const found = await cliAsync(['discover', `${hub.url}/agents/signed`, '--json', '--home', tempHome()]);
+    expect((JSON.parse(found.stdout) as { signature: Json }).signature).toMatchObject({ signed: true, verified: true, kid: 'signed-1', keys: 'origin' });
   });
 
   it.each([
