@@ -3,6 +3,8 @@
 // our verifier must accept; the official SDK's verifier accepts the 1.0 card we sign, and its
 // signer's cards pass ours.
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { canonicalizeAgentCard, generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
 import * as jose from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +41,13 @@ describe.each(['ed25519', 'p256'] as const)('a card signed with %s', (type) => {
     expect(protectedHeader).toEqual({ alg: key.alg, typ: 'JOSE', kid: 'key-1', jku: 'http://127.0.0.1:7331/.well-known/jwks.json' });
     // The compact form with the payload put back is the same JWS.
     await jose.compactVerify(`${entry.protected}.${jose.base64url.encode(canonicalCard(signed))}.${entry.signature}`, await jose.importSPKI(publicPem, key.alg));
+  });
+
+  it('stays a valid A2A 1.0 card once signed, twice', () => {
+    const schema = JSON.parse(readFileSync(new URL('../fixtures/a2a-v1-agent-card.schema.json', import.meta.url), 'utf8')) as Json;
+    const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+    const signed = signCard(signCard(cards.v1, key), key);
+    expect(validate(signed), JSON.stringify(validate.errors)).toBe(true);
   });
 
   it('is verified by the official SDK (1.0 card), whose canonical form is ours', async () => {
