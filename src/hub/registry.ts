@@ -178,14 +178,15 @@ export class Registry {
       const started = performance.now();
       try {
         const card = await this.fetchCard(agent.url);
-        this.health.up(agent.id, performance.now() - started);
+        const latency = performance.now() - started;
         if (JSON.stringify(card) !== JSON.stringify(agent.card)) {
-          // A card that no longer verifies is not taken: the agent counts as down until it does.
+          // A card that no longer verifies is not taken: the agent is down until it does again.
           this.signatures.admit(card, agent.id);
           await this.save({ ...agent, card });
         }
+        this.health.up(agent.id, latency);
       } catch (error) {
-        this.health.failed(agent.id, isLiteError(error) ? error.message : 'its card could not be fetched', 3);
+        this.health.failed(agent.id, isLiteError(error) ? error.message : 'its card could not be fetched', isLiteError(error, 'CARD_SIGNATURE_INVALID') ? 1 : 3);
       }
     }
   }

@@ -3,11 +3,16 @@
 // card verified; an unsigned card, or one signed by a stranger's key, is refused with words the
 // registering agent sees. Without the requirement, the API still says which cards verify.
 import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as jose from 'jose';
 import { describe, expect, it } from 'vitest';
 import { canonicalCard } from '../../src/a2a/wire/card-canonical.js';
+import { signingKeyFrom } from '../../src/a2a/wire/card-keys.js';
+import { signCard } from '../../src/a2a/wire/card-signature.js';
 import { cliAsync } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
 import { agentHome, freePort, getJson, start, startAgent, startHub, until } from './hub-processes.js';
@@ -76,6 +81,32 @@ describe('a hub that requires signed cards', () => {
     const taken = await fetch(`${hub.url}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${signedPort}` }) });
     expect(taken.status).toBe(201);
     expect(((await taken.json()) as { agent: Json }).agent.signature).toMatchObject({ signed: true, verified: true, alg: 'ES256' });
+  });
+
+  it('takes a URL agent down at once when its card stops verifying, and up again once it does', async () => {
+    const trusted = keyFiles();
+    const key = signingKeyFrom(readFileSync(trusted.key, 'utf8'), 'card.pem');
+    const unsigned = { name: 'Changing', description: 'a card that changes', version: '1', skills: [{ id: 's', name: 'S', description: 'd', tags: ['s'] }] };
+    let served: Json = signCard(unsigned, key);
+    const agent = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served)));
+    agent.listen(0, '127.0.0.1');
+    await once(agent, 'listening');
+    try {
+      const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub, '--check', '1']);
+      const url = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+      const registered = await fetch(`${hub.url}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url, id: 'changing' }) });
+      expect(registered.status).toBe(201);
+      served = { ...unsigned, description: 'changed, and no longer signed' };
+      const down = await until(async () => (await agentsOf(hub.url)).find((a) => (a.health as { up: boolean }).up === false), 15_000, 'the agent to go down');
+      expect((down.health as { reason: string }).reason).toContain('agent changing: the card is not signed');
+      expect(down.description).toBe('a card that changes');
+      served = signCard({ ...unsigned, description: 'changed, and signed again' }, key);
+      const back = await until(async () => (await agentsOf(hub.url)).find((a) => (a.health as { up: boolean }).up === true), 15_000, 'the agent to come back');
+      expect(back.description).toBe('changed, and signed again');
+    } finally {
+      agent.closeAllConnections();
+      agent.close();
+    }
   });
 
   it('will not start without a trusted key', () => {
