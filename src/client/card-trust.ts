@@ -2,7 +2,7 @@
 // against keys the user trusts (`--trust-key` files), else against the key set the signature's
 // `jku` names, fetched only from the card's own origin, through the address-checked request.
 
-import { isLiteError } from '../errors.js';
+import { isLiteError, LiteError } from '../errors.js';
 import { MAX_KEY_TEXT, readJwkSet, type PublicJwk } from '../a2a/wire/card-keys.js';
 import { signatureHeaders, verifyCard, type CardVerification, type SignatureHeader } from '../a2a/wire/card-signature.js';
 import { readBody } from '../net/body.js';
@@ -35,6 +35,7 @@ const MAX_KEY_SETS = 4;
  */
 export async function checkCardSignature(card: unknown, cardUrl: string, options: CardTrustOptions = {}): Promise<CardTrust> {
   if (options.trustKeys !== undefined) return { ...verifyCard(card, options.trustKeys), keys: 'trusted' };
+  if (!URL.canParse(cardUrl)) throw new LiteError('USAGE', 'checkCardSignature: cardUrl is the absolute URL the card was fetched from');
   const origin = new URL(cardUrl).origin;
   const fetcher: Fetch = options.fetch ?? outboundFetch({ allowPrivateHosts: [new URL(cardUrl).hostname] });
   const sets = new Map<string, readonly PublicJwk[] | { problem: string }>();

@@ -133,9 +133,10 @@ describe('a2a-lite serve --sign-key', () => {
     expect(required).toMatchObject({ code: 6, stderr: expect.stringContaining('CARD_SIGNATURE_INVALID: the card at') });
   });
 
-  it('refuses --sign-kid without --sign-key, and a key given in place of a file', () => {
+  it('refuses --sign-kid without --sign-key, a key given in place of a file, and --trust-key with --hub', () => {
     const home = tempHome();
     initCard(home);
+    expect(cli(['discover', '--hub', 'http://127.0.0.1:9', '--trust-key', 'k.pem'], { home })).toMatchObject({ code: 2, stderr: expect.stringContaining("--trust-key and --require-signed check one agent's card") });
     expect(cli(['serve', '--exec', 'true', '--sign-kid', 'k'], { home })).toMatchObject({ code: 2, stderr: expect.stringContaining('--sign-kid and --sign-jku need --sign-key FILE') });
     expect(cli(['serve', '--exec', 'true', '--sign-key=-----BEGIN PRIVATE KEY-----'], { home })).toMatchObject({ code: 4, stderr: expect.stringContaining('FILE_NOT_FOUND') });
   });

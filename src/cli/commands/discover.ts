@@ -51,6 +51,7 @@ async function run(args: string[], context: Context): Promise<number> {
     'require-signed': { type: 'boolean' },
   });
   atMost('discover', positionals, values.hub === undefined ? 1 : 0);
+  if (values.hub !== undefined && (values['trust-key'] !== undefined || values['require-signed'] === true)) throw new LiteError('USAGE', "discover: --trust-key and --require-signed check one agent's card (discover URL), not a hub's list");
   if (values.hub !== undefined) return fromHub(values.hub, values, context);
   if (values.skill !== undefined) throw new LiteError('USAGE', 'discover: --skill chooses among the agents of a --hub');
   const trustKeys = values['trust-key'] === undefined ? undefined : readTrustKeys(context, values['trust-key'], '--trust-key');
