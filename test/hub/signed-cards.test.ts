@@ -109,6 +109,36 @@ describe('a hub that requires signed cards', () => {
     }
   });
 
+  it('answers a card with hostile signatures 403 in words, never a failure of its own', async () => {
+    const trusted = keyFiles();
+    const base = { name: 'Hostile', description: 'd', version: '1', skills: [] };
+    const cards: [unknown, string][] = [
+      [{ ...base, signatures: 'not a list' }, 'its \\"signatures\\" is not a list'],
+      [{ ...base, signatures: [{ protected: 5, signature: [] }] }, 'its \\"protected\\" is missing or not a string'],
+      [{ ...base, signatures: [{ protected: 'eyJhbGciOiJub25lIiwia2lkIjoieCJ9', signature: 'AA' }] }, 'its algorithm is \\"none\\"'],
+      [{ ...base, signatures: [{ protected: 'A'.repeat(200_000), signature: 'A' }] }, 'is over 4096 characters'],
+      [{ ...base, signatures: Array.from({ length: 1000 }, () => ({ protected: '%%', signature: '%%' })) }, 'only the first 16 of 1000 were read'],
+    ];
+    let served: unknown;
+    const agent = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served)));
+    agent.listen(0, '127.0.0.1');
+    await once(agent, 'listening');
+    try {
+      const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub, '--check', '0']);
+      const url = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+      for (const [card, why] of cards) {
+        served = card;
+        const answer = await fetch(`${hub.url}/hub/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url, id: 'hostile' }) });
+        expect(answer.status).toBe(403);
+        expect(await answer.text()).toContain(why);
+      }
+      expect(hub.stderr()).toBe('');
+    } finally {
+      agent.closeAllConnections();
+      agent.close();
+    }
+  });
+
   it('will not start without a trusted key', () => {
     return start(['hub', '--store', 'memory', '--port', '0', '--require-signed-cards']).then(
       () => expect.unreachable(),
