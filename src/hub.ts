@@ -13,6 +13,9 @@ export type { HubEvents, HubEvent, HubListener, AgentHealth, TaskSeen } from './
 export type { A2AHandler } from './a2a/server/http.js';
 export type { HttpHandler, HttpRequest, HttpResponse, RequestHead } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
+// Agents' card signatures (A2A §8.4): checked against the keys the hub trusts, required or not.
+export type { CardSignaturePolicy, CardSignatureStatus } from './hub/card-signatures.js';
+export type { PublicJwk } from './a2a/wire/card-keys.js';
 
 // Where the hub keeps its registry.
 export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';

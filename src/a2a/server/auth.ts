@@ -6,6 +6,7 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LiteError } from '../../errors.js';
+import { JWKS_PATH } from '../wire/card-signature.js';
 import { statusError, type A2AHandler } from './http.js';
 import type { HttpRequest, HttpResponse, RequestHead } from '../../net/http-types.js';
 
@@ -45,7 +46,8 @@ export type AuthenticatedHandler = (request: HttpRequest, principal: string | un
 /** The principal of a credential given as a bare string. */
 export const DEFAULT_PRINCIPAL = 'default';
 
-const PUBLIC_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
+// The key set that verifies a signed card is as public as the card.
+const PUBLIC_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json', JWKS_PATH]);
 const WINDOW_MS = 60_000;
 
 /** An accepted secret as compared: its digest, and whose it is. */
