@@ -62,6 +62,8 @@ export function grpcTarget(url: string): GrpcTarget {
   } catch {
     throw new LiteError('INVALID_PARAMS', 'the gRPC interface URL is not host:port or a URL');
   }
+  // A bare target names its port, as gRPC clients write it: `body` alone is no address.
+  if (scheme === undefined && parsed.port === '') throw new LiteError('INVALID_PARAMS', 'a gRPC interface given as host:port needs its port');
   const tls = scheme === 'grpcs' || scheme === 'https';
   const port = parsed.port === '' ? (tls ? 443 : 80) : Number(parsed.port);
   const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;

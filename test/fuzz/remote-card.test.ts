@@ -9,6 +9,7 @@ import { jiajiaCard } from '../../src/card/examples.js';
 import { checkCard } from '../../src/card/validate.js';
 import { idFromName, readRemoteCard, toLiteCard, type RemoteCard } from '../../src/client/remote-card.js';
 import { isLiteError } from '../../src/errors.js';
+import { grpcTarget } from '../../src/net/grpc-channel.js';
 import { check } from './expect-fast.js';
 import { applyEdits, edits, hostileValue, nest } from './json-mutations.js';
 import { fuzzOptions, fuzzTarget, fuzzTimeout } from './runs.js';
@@ -67,6 +68,11 @@ const card = fc.oneof(
 function expectReadable(remote: RemoteCard): void {
   check(typeof remote.name === 'string' && remote.name !== '' && remote.interfaces.length > 0, 'a card read has a name and an interface', remote);
   for (const { url, binding, version } of remote.interfaces) {
+    if (binding === 'GRPC') {
+      // A gRPC target a2a-lite can dial: host:port, or a grpc(s)/http(s) URL of a host and a port.
+      check(version === '1.0' && grpcTarget(url).port > 0, 'gRPC interfaces are targets a2a-lite can dial', url);
+      continue;
+    }
     const parsed = new URL(url);
     check((parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.username === '' && parsed.password === '', 'interfaces are plain http(s) URLs', url);
     check((binding === 'JSONRPC' || (binding === 'HTTP+JSON' && version === '1.0')) && (version === '1.0' || version === '0.3'), 'only interfaces a2a-lite speaks', { binding, version });
