@@ -1,4 +1,5 @@
-// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store.
+// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store, and
+// optionally traces or metrics on.
 // Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release;
 // "tick MS" sends a numbered update ("tick 1", "tick 2", …) every MS ms until /release, then
 // ends with "ticked N".
@@ -12,6 +13,13 @@ import { listen } from '../../dist/net/node-http.js';
 import { MemoryTaskStore } from '../../dist/store/task-store.js';
 
 const kind = process.argv[2] ?? 'memory';
+// "traces": spans through the batched OTLP exporter (to OTEL_EXPORTER_OTLP_ENDPOINT, a local
+// sink); "metrics": the Prometheus reader, as serve --metrics has it. Neither: telemetry off.
+const telemetry = process.argv[3];
+if (telemetry === 'traces' || telemetry === 'metrics') {
+  const { startTelemetry } = await import('../../dist/telemetry/sdk.js');
+  await startTelemetry({ traces: telemetry === 'traces', otlpMetrics: false, prometheus: telemetry === 'metrics', serviceName: 'bench' });
+}
 const store = kind === 'sqlite'
   ? await (await import('../../dist/store/sqlite/task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
   : new MemoryTaskStore();
