@@ -27,7 +27,20 @@ const SERVERS = [
   ['a2a-lite (memory, TLS)', './servers/lite.mjs', ['memory', 'tls']],
   ['a2a-lite (SQLite)', './servers/lite.mjs', ['sqlite']],
   ['@a2a-js/sdk (express, memory)', './servers/sdk.mjs', []],
+  ['a2a-lite (memory, tracing on)', './servers/lite.mjs', ['memory', 'traces']],
+  ['a2a-lite (memory, metrics on)', './servers/lite.mjs', ['memory', 'metrics']],
 ];
+
+/** A local OTLP sink for the tracing variant: takes every export and answers at once. */
+async function otlpSink() {
+  const { createServer } = await import('node:http');
+  const sink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${sink.address().port}`, close: () => sink.close() };
+}
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -42,9 +55,10 @@ const median = (values) => {
  */
 export async function run({ connections = 32, seconds = 5, rounds = 3 } = {}) {
   const results = new Map(SERVERS.map(([name]) => [name, []]));
+  const sink = await otlpSink();
   for (let round = 0; round < rounds; round += 1) {
     for (const [name, script, args] of SERVERS) {
-      const server = await startServer(script, args);
+      const server = await startBenchServer(hasTaskset, here(script), args, 0, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
       try {
         results.get(name).push(await runClient('./load.mjs', [server.url, String(connections), String(seconds), '1']));
       } finally {
@@ -52,6 +66,7 @@ export async function run({ connections = 32, seconds = 5, rounds = 3 } = {}) {
       }
     }
   }
+  sink.close();
   const raw = results.get(SERVERS[0][0]);
   const throughput = Object.fromEntries(
     [...results].map(([name, runs]) => {
@@ -86,6 +101,11 @@ export function describe(r) {
       `  ${name.padEnd(30)} ${Math.round(x.rps).toString().padStart(6)} req/s  p50 ${x.p50.toFixed(1).padStart(5)} ms  p99 ${x.p99.toFixed(1).padStart(5)} ms  ${x.ratio.toFixed(2)}× raw (rounds ${x.ratios.map((v) => v.toFixed(2)).join(' ')})  errors ${x.errors}`,
     );
   }
+  const ofMemory = (name) => {
+    const ratios = t[name].ratios.map((v, i) => v / memory.ratios[i]);
+    return `${(t[name].ratio / memory.ratio).toFixed(3)} of telemetry off (rounds ${ratios.map((v) => v.toFixed(3)).join(' ')})`;
+  };
+  lines.push(`  tracing on (batched OTLP to a local sink): ${ofMemory('a2a-lite (memory, tracing on)')}; metrics on: ${ofMemory('a2a-lite (memory, metrics on)')}`);
   lines.push(
     `  targets: memory ${memory.ratio.toFixed(2)}× raw (≥ 0.50), SQLite ${sqlite.ratio.toFixed(2)}× raw (≥ 0.35), p99 ${memory.p99.toFixed(1)} / ${sqlite.p99.toFixed(1)} ms vs SDK ${sdk.p99.toFixed(1)} ms (below)`,
     `  TLS: a2a-lite over HTTPS (kept-alive connections, P-256) ${(tls.ratio / memory.ratio).toFixed(2)}× the same over plain HTTP`,

@@ -1,5 +1,6 @@
-// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store; with a
-// second argument `tls`, over HTTPS with a certificate made for the run (openssl).
+// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store; a second
+// argument `tls` serves over HTTPS with a certificate made for the run (openssl), `traces` or
+// `metrics` turns that telemetry on.
 // Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release;
 // "tick MS" sends a numbered update ("tick 1", "tick 2", …) every MS ms until /release, then
 // ends with "ticked N".
@@ -23,6 +24,13 @@ const tls = (() => {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   return readTlsCredentials(cert, key);
 })();
+// "traces": spans through the batched OTLP exporter (to OTEL_EXPORTER_OTLP_ENDPOINT, a local
+// sink); "metrics": the Prometheus reader, as serve --metrics has it. Neither: telemetry off.
+const telemetry = process.argv[3];
+if (telemetry === 'traces' || telemetry === 'metrics') {
+  const { startTelemetry } = await import('../../dist/telemetry/sdk.js');
+  await startTelemetry({ traces: telemetry === 'traces', otlpMetrics: false, prometheus: telemetry === 'metrics', serviceName: 'bench' });
+}
 const store = kind === 'sqlite'
   ? await (await import('../../dist/store/sqlite/task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
   : new MemoryTaskStore();

@@ -6,6 +6,7 @@ import { ERROR_TABLE, LiteError } from '../errors.js';
 import type { Command, Context } from './context.js';
 import { entryOf } from './group.js';
 import { printLine, reportError } from './output.js';
+import { OBSERVED_COMMANDS, wantsTelemetry } from './observe-ask.js';
 
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
   parse: { summary: 'read a chat message as A2A-Lite JSON', load: () => import('./commands/parse.js') },
@@ -51,12 +52,19 @@ export async function run(argv: string[], context: Context): Promise<number> {
     if (args.includes('--help') || args.includes('-h')) {
       const sub = args[0] === undefined || command.subcommands === undefined ? undefined : entryOf(command.subcommands, args[0]);
       const { usage, help } = sub ?? command;
-      printLine(context, `usage: ${usage}\n\n${help}`);
+      const observed = sub === undefined && OBSERVED_COMMANDS.has(name) ? `\n\ntraces and metrics:\n${(await import('./observe-flags.js')).observeHelp(name)}` : '';
+      printLine(context, `usage: ${usage}\n\n${help}${observed}`);
       return 0;
     }
     // Loaded only when asked: most commands run once per chat message, and start-up counts.
     if (context.env.A2A_LITE_TLS_CA || args.some((arg) => arg.startsWith('--tls-ca'))) (await import('./tls-flags.js')).trustFromArgs(args, context);
-    return await command.run(args, context);
+    if (!wantsTelemetry(name, args, context.env)) return await command.run(args, context);
+    const observing = await (await import('./observe-flags.js')).startObserving(name, args, context, packageVersion());
+    try {
+      return await observing.run(() => Promise.resolve(command.run(observing.args, context)));
+    } finally {
+      await observing.close();
+    }
   } catch (error) {
     return reportError(context, error, json);
   }

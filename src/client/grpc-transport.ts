@@ -9,6 +9,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { GrpcChannel } from '../net/grpc-channel.js';
 import { notA2A, peerError, read, unreachable } from './peer-errors.js';
+import { injectTrace } from '../telemetry/carrier.js';
 import { idempotencyHeaders, resumeHeaders, type Outcome, type SendOptions, type Transport, type TransportOptions } from './transport.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -98,6 +99,7 @@ export class GrpcV1 implements Transport {
   /** The version, the credential where the card wants it (always as metadata: gRPC has no query or cookie), and `extra`. */
   private metadata(extra: Record<string, string>): Record<string, string> {
     const metadata: Record<string, string> = { 'a2a-version': '1.0', ...extra };
+    injectTrace(metadata);
     const credential = this.options.credential;
     if (credential !== undefined) {
       const apiKey = this.options.security?.bearer ? undefined : this.options.security?.apiKey;

@@ -18,6 +18,8 @@ import type { HubStore } from './hub-store.js';
 import { DEFAULT_MAX_HOPS, nextTrail, VIA_HEADER, viaFor } from './loop-guard.js';
 import { Forwarded, forwardedHeaders, whenDone } from './forwarded.js';
 import { forwardTo } from './proxy.js';
+import { HubCall } from './observed-hub-call.js';
+import { watchRelayLinks } from '../telemetry/metrics.js';
 import { Registry } from './registry.js';
 import { CardSignatures, type CardSignaturePolicy } from './card-signatures.js';
 import { relayedAnswer } from './relayed-answer.js';
@@ -102,6 +104,7 @@ export class Hub {
       ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
     });
     this.cluster = options.cluster === undefined ? undefined : this.joined(options.cluster);
+    watchRelayLinks(this.relay);
     this.events.keepAlive(15_000);
     const checkMs = options.checkMs ?? 30_000;
     if (checkMs > 0) {
@@ -202,6 +205,8 @@ export class Hub {
       return refusal(read.call as NonNullable<typeof read.call>, isLiteError(error) ? error : new LiteError('INTERNAL', 'internal error'));
     }
     const headers = forwardedHeaders(request.headers, via, backend === undefined ? undefined : principal);
+    const observed = HubCall.start(id, request, read.call, agent.kind === 'url' ? agent.url : undefined);
+    observed?.inject(headers);
     const forwarded = new Forwarded(request, read.path, forwardedBody(read, request.body, trail), headers);
     const send = use?.kind === 'send';
     if (send) this.health.busy(id, 1);
@@ -212,6 +217,7 @@ export class Hub {
       else response = this.cluster === undefined ? await this.relay.forward(id, forwarded, read.path, principal) : await this.cluster.forward(id, forwarded, read.path, principal);
     } catch (error) {
       if (send) this.health.busy(id, -1);
+      observed?.failed(error);
       throw error;
     }
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
@@ -224,7 +230,7 @@ export class Hub {
     if (backend !== undefined && use !== undefined && use.kind !== 'none') {
       response = use.kind === 'list' ? await this.owners.filterList(backend, principal, response) : await this.owners.read(backend, principal, use.kind === 'send' && !use.message.taskId, response);
     }
-    const tapped = this.tasks.tap(id, principal, response);
+    const tapped = this.tasks.tap(id, principal, observed === undefined ? response : observed.finish(response));
     if (!send) return tapped;
     return whenDone(tapped, () => this.health.busy(id, -1));
   }

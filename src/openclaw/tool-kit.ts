@@ -5,6 +5,7 @@
 
 import { LiteError, isLiteError } from '../errors.js';
 import type { AgentTool, ToolResult } from './host.js';
+import { inSpan, SpanKind } from '../telemetry/spans.js';
 
 /** A JSON Schema property, as much of it as the tools use. */
 export type Schema = Record<string, unknown>;
@@ -92,12 +93,14 @@ export function makeTool(spec: ToolSpec): AgentTool {
     label: spec.label,
     description: spec.description,
     parameters: { type: 'object', additionalProperties: false, properties: spec.properties, ...(spec.required ? { required: [...spec.required] } : {}) },
-    async execute(_toolCallId, params, signal, onUpdate) {
+    async execute(toolCallId, params, signal, onUpdate) {
       try {
         const given = params !== null && typeof params === 'object' ? params : {};
         const unknown = Object.keys(given).filter((k) => !known.has(k));
         if (unknown.length > 0) throw new LiteError('USAGE', `${spec.name}: no argument ${unknown.map((k) => JSON.stringify(k)).join(', ')}; it takes ${[...known].join(', ') || 'none'}`);
-        const answer = await spec.run(new Args(spec.name, given), signal, (text, details = {}) => onUpdate?.({ content: [{ type: 'text', text }], details: { ok: true, partial: true, ...details } }));
+        // An execute_tool span (the GenAI conventions); the A2A calls the tool makes are its children.
+        const tool = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.name, 'gen_ai.tool.type': 'function', 'gen_ai.tool.call.id': String(toolCallId).slice(0, 256) };
+        const answer = await inSpan(`execute_tool ${spec.name}`, SpanKind.INTERNAL, tool, async () => spec.run(new Args(spec.name, given), signal, (text, details = {}) => onUpdate?.({ content: [{ type: 'text', text }], details: { ok: true, partial: true, ...details } })));
         return { content: [{ type: 'text', text: answer.text }], details: { ok: true, ...answer.details } };
       } catch (error) {
         return failure(error);

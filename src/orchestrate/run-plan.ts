@@ -22,6 +22,7 @@ import type { HubRef, Plan, Step } from './plan.js';
 import { RunStore, isAlive, type RunRecord, type RunState, type SavedFileRef, type SubtaskRecord } from './run-state.js';
 import { inside, itemsOf, makeJob, render, type StepAnswer } from './step-jobs.js';
 import { runSubtask } from './subtask.js';
+import { tracedRun } from './run-trace.js';
 import { Targets, checkTarget } from './targets.js';
 
 export interface RunOptions {
@@ -114,7 +115,7 @@ export async function runPlan(plan: Plan | unknown, options: RunOptions): Promis
   };
   const runs = runStoreOf(options.stores);
   runs.create(run);
-  return execute(run, new Map(), runs, options, 'started');
+  return tracedRun(run, 'started', () => execute(run, new Map(), runs, options, 'started'));
 }
 
 /**
@@ -138,7 +139,7 @@ export async function resumeRun(id: string, options: Omit<RunOptions, 'inputs' |
   run.pid = process.pid;
   if (options.maxParallel !== undefined) run.maxParallel = options.maxParallel;
   runs.saveRun(run);
-  return execute(run, subtasks, runs, { ...options, root: run.root }, 'resumed');
+  return tracedRun(run, 'resumed', () => execute(run, subtasks, runs, { ...options, root: run.root }, 'resumed'));
 }
 
 async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: RunStore, options: RunOptions, how: 'started' | 'resumed'): Promise<RunResult> {

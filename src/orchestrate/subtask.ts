@@ -17,6 +17,7 @@ import { followSubtask } from './follow.js';
 import type { Step, StepEnd, Target } from './plan.js';
 import { answerOf } from './answer.js';
 import type { SubtaskRecord } from './run-state.js';
+import { tracedAttempt } from './run-trace.js';
 
 /** How long a subtask without a timeout is followed. */
 const NO_TIMEOUT_MS = 7 * 24 * 3_600_000;
@@ -55,7 +56,7 @@ export async function runSubtask(job: SubtaskJob, ctx: RunContext): Promise<void
       await end(job, ctx, 'cancelled', 'the run was interrupted');
       return;
     }
-    const ended = await ctx.limiter.run(() => attempt(job, target, ctx, resuming));
+    const ended = await ctx.limiter.run(() => tracedAttempt(ctx.run, record.key, target, () => attempt(job, target, ctx, resuming)));
     if (ended === 'completed' || ctx.signal.aborted) return;
     const usedNow = record.fallback === true ? record.attempt - tries : record.attempt;
     if (usedNow < tries) {

@@ -4,6 +4,7 @@
 import { LiteError } from '../errors.js';
 import { credentialShapes, isSecretName, looksLikeSecretValue } from '../secrets.js';
 import { isTerminal, isWireState, WIRE_STATES } from './states.js';
+import { MAX_TRACESTATE, traceContextOf } from './trace-context.js';
 import { KNOWN_TYPES, type KnownType, type Message, type Problem } from './types.js';
 
 /** The parameters a message type must carry, and those it may. */
@@ -24,6 +25,9 @@ export const TYPE_RULES: Readonly<Record<KnownType, TypeRule>> = {
 };
 
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+
+/** Parameters every type may carry: W3C trace context, since chat has no headers to carry it. */
+export const TRACE_PARAMS: ReadonlySet<string> = new Set(['traceparent', 'tracestate']);
 
 /** Task ids become file names and travel in headers: letters, digits, then `_ . : -`, at most 128. */
 export const TASK_ID = /^[\p{L}\p{N}][\p{L}\p{N}_.:-]{0,127}$/u;
@@ -73,6 +77,7 @@ export function validate(message: Message): Problem[] {
     }
     if (/[\r\n]/.test(value)) error('INVALID_PARAM_VALUE', `parameter "${key}" holds a line break`, key);
     if (rule === undefined) continue;
+    if (TRACE_PARAMS.has(key)) continue;
     if (!rule.required.includes(key) && !rule.optional.includes(key)) {
       notice('UNKNOWN_PARAM', `parameter "${key}" is not defined for "${type}"; kept as is`, key);
     } else if (value === '') {
@@ -93,6 +98,7 @@ export function validate(message: Message): Problem[] {
       error('INVALID_TASK_ID', `${key} ${JSON.stringify(value)} must be 1–128 letters or digits, with "_", ".", ":" or "-" after the first`, key);
     }
   }
+  checkTrace(params, notice);
   checkState(type, params.state, error);
   checkProgress(params.progress, error);
   if (params.priority !== undefined && params.priority !== '' && !(PRIORITIES as readonly string[]).includes(params.priority)) {
@@ -132,6 +138,15 @@ function checkState(type: string, state: string | undefined, error: Report): voi
   } else if (type === 'result' && !isTerminal(state)) {
     error('RESULT_NOT_TERMINAL', `a result must end the task (completed, failed, cancelled or rejected), not "${state}"; use status`, 'state');
   }
+}
+
+/** A malformed trace context is ignored, not refused: the message stands without it. */
+function checkTrace(params: Readonly<Record<string, string>>, notice: Report): void {
+  const { traceparent, tracestate } = params;
+  if (traceparent === undefined && tracestate === undefined) return;
+  const read = traceContextOf(traceparent, tracestate);
+  if (read === undefined) notice('INVALID_TRACE_CONTEXT', traceparent === undefined ? 'tracestate without traceparent is ignored' : 'traceparent is not W3C trace context (version-traceid-parentid-flags in lower-case hex); it is ignored', traceparent === undefined ? 'tracestate' : 'traceparent');
+  else if (tracestate !== undefined && read.tracestate === undefined) notice('INVALID_TRACE_CONTEXT', `tracestate is over ${MAX_TRACESTATE} characters or not printable ASCII; it is ignored`, 'tracestate');
 }
 
 function checkProgress(progress: string | undefined, error: Report): void {

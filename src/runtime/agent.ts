@@ -31,6 +31,7 @@ import { cancelStored, taskNotFound } from './stored-end.js';
 import { TaskChanges } from './task-changes.js';
 import { agentMessage, endTask, incomingTask, taskContext, type IncomingTask } from './task-context.js';
 import { cloneTask, type Task, type TaskMessage, type TaskEvent } from '../model/task.js';
+import { observedSave } from './observed-save.js';
 
 export type { IncomingTask, ResultFile, StatusOptions, TaskContext } from './task-context.js';
 export type { AgentOptions, ClusterOptions, SendOptions, TaskAccess, TaskObserver } from './agent-options.js';
@@ -63,7 +64,7 @@ export class Agent {
     this.clock = options.now === undefined ? isoClock() : () => (options.now as () => Date)().toISOString();
     this.newId = options.newId ?? uuidv7;
     const store = this.store;
-    this.saves = { store, save: (task, owner, extras) => store.save(task, owner, extras), endOfTurn: endOfTurn(), reportError: errorReporter(options.onError) };
+    this.saves = { store, save: (task, owner, extras) => observedSave(store, task, owner, extras), endOfTurn: endOfTurn(), reportError: errorReporter(options.onError) };
     this.actions = new TaskChanges(this.clock, this.newId, this.observers);
     const now = options.now ?? (() => new Date());
     this.sends = new IdempotentSends({ store, now, reopen: (id, owner) => this.reopen(id, owner) });

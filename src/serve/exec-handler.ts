@@ -33,6 +33,7 @@ import { liftTaskHeader } from '../lite/request.js';
 import { finish, outcomeOf, type Outcome } from './exec-outcome.js';
 import { HUB_TRAIL_ENV, trailOf } from '../a2a/wire/hub-trail.js';
 import { saveFiles, taskMessage, withLiteHeader, type ExecTask } from './exec-transcript.js';
+import { programTraceEnv, TRACE_ENV_NAMES, tracedTurn } from './exec-trace.js';
 
 export interface ExecOptions {
   /** The shell command to run for each turn. */
@@ -82,7 +83,7 @@ export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: Tas
     mkdirSync(folder, { recursive: true });
     const transcript: Message[] = [taskMessage(task, saveFiles(folder, task.message))];
     for (;;) {
-      const outcome = await runTurn(options, folder, task, transcript, ctx);
+      const outcome = await tracedTurn(task, () => runTurn(options, folder, task, transcript, ctx));
       if (outcome.kind === 'ask') {
         transcript.push({ type: 'status', params: { task: task.id, state: outcome.state }, body: outcome.question, attachments: [] });
         const reply = await ctx.ask(outcome.question, { state: outcome.state });
@@ -112,7 +113,7 @@ async function runTurn(options: ExecOptions, folder: string, task: ExecTask, tra
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own process group, so that a signal reaches what the shell started, too.
     detached: true,
-    env: { ...withoutNames(process.env, options.hiddenEnv ?? []), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '', A2A_PEER_TASK_ID: task.peerTaskId ?? '', ...hubTrailEnv(task) },
+    env: { ...withoutNames(process.env, [...(options.hiddenEnv ?? []), ...TRACE_ENV_NAMES]), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '', A2A_PEER_TASK_ID: task.peerTaskId ?? '', ...hubTrailEnv(task), ...programTraceEnv() },
   });
   child.stdin.on('error', () => {}); // a program that never reads stdin is fine
   child.stdin.end(`${transcript.map((m) => format(m)).join('\n\n')}\n`);

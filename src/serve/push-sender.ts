@@ -18,6 +18,7 @@ import type { Task, TaskEvent } from '../model/task.js';
 import { isClusterStore } from '../store/cluster-store.js';
 import type { PendingDelivery, PushStore } from '../store/push-store.js';
 import { bodyOf, headersOf } from './push-request.js';
+import { tracedPost } from './push-trace.js';
 import { checkAddress, type Resolver } from '../net/address-guard.js';
 import { keptAliveAgents } from '../net/outbound.js';
 import { OriginSlots } from './origin-slots.js';
@@ -259,7 +260,7 @@ export class PushSender implements PushConfigService {
     await this.slots.take(origin, this.closed);
     try {
       if (this.closed) return { ok: false, permanent: false, reason: 'closing' };
-      return await postWebhook(config.url, body, { ...this.guard(), headers: headersOf(config), timeoutMs: this.timeoutMs, signal: this.stopping.signal, agents: this.agents });
+      return await tracedPost(config, headersOf(config), (headers) => postWebhook(config.url, body, { ...this.guard(), headers, timeoutMs: this.timeoutMs, signal: this.stopping.signal, agents: this.agents }));
     } finally {
       this.slots.give(origin);
     }

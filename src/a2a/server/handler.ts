@@ -25,6 +25,8 @@ import { canonicalPath, failure, methodNotAllowed, readA2ARequest, rpcResponse, 
 import { restError, runRest } from './rest-v1.js';
 import { reliabilityExtensions, requestedExtensions, requireExtensions } from '../wire/extensions.js';
 import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
+import { errorType } from '../../telemetry/spans.js';
+import { ObservedCall } from './observed-call.js';
 
 export interface A2AHandlerOptions {
   agent: Agent;
@@ -149,11 +151,14 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         const context = contextOf(request.headers, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
         const forCard = extended !== undefined && EXTENDED_CARD_METHODS.has(read.method);
+        const observed = ObservedCall.start({ method: read.method, binding: read.binding, version: read.version, params: read.params, headers: request.headers, ...remote(request.remoteAddress), card });
+        const run = observed === undefined ? read.run : observed.method(read.run);
         if (forCard) {
-          if (!isAuthenticated(principal)) return unauthenticated(auth);
+          if (!isAuthenticated(principal)) return observing(observed, unauthenticated(auth));
           context.extendedCard = (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
         }
-        const response = read.binding === 'rest' ? await runRest(options.agent, request, read.call, context, report) : await runRpc(options.agent, request, read, context, report);
+        const response = read.binding === 'rest' ? await runRest(options.agent, request, read.call, context, report, run) : await runRpc(options.agent, request, { ...read, run }, context, report);
+        observed?.finish(response);
         return forCard ? privateAnswer(activated(response, context)) : activated(response, context);
       }
     }
@@ -181,9 +186,13 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
  * same context JSON-RPC and REST give it.
  */
 async function callMethod(options: A2AHandlerOptions, check: ReturnType<typeof authenticator>, required: readonly string[], report: ErrorReporter, call: MethodCall): Promise<CallOutcome> {
-  const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...(call.remoteAddress === undefined ? {} : { remoteAddress: call.remoteAddress }) };
+  const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...remote(call.remoteAddress) };
+  const observed = ObservedCall.start({ method: call.method, binding: 'grpc', version: '1.0', params: call.params, headers: call.headers, ...remote(call.remoteAddress), card: options.card ?? options.agent.card });
   const checked = check(head);
-  if ('refusal' in checked) return checked;
+  if ('refusal' in checked) {
+    observed?.refused(String(checked.refusal.status));
+    return checked;
+  }
   const context = contextOf(call.headers, checked.principal, options.push);
   if (required.length > 0) context.requiredExtensions = required;
   const what = `gRPC ${call.method}`;
@@ -193,13 +202,22 @@ async function callMethod(options: A2AHandlerOptions, check: ReturnType<typeof a
     requireExtensions(required, context.extensions);
     const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
     if (method === undefined) throw new LiteError('METHOD_NOT_FOUND', `no method "${call.method}" in A2A 1.0`);
-    const outcome = await method(options.agent, call.params, context);
+    const outcome = await (observed === undefined ? method : observed.method(method))(options.agent, call.params, context);
     if ('result' in outcome) return outcome;
     return { events: mapEvents(outcome.events, (item) => item, { onError: (error) => { report(error, `the stream of ${what}`); throw error; } }) };
   } catch (error) {
+    observed?.refused(errorType(error));
     report(error, what);
     throw error;
   }
+}
+
+const remote = (address: string | undefined): { remoteAddress?: string } => (address === undefined ? {} : { remoteAddress: address });
+
+/** `response`, the observed call (if any) finished with it. */
+function observing(observed: ObservedCall | undefined, response: HttpResponse): HttpResponse {
+  observed?.finish(response);
+  return response;
 }
 
 /** What the methods learn from the request besides their params. */

@@ -19,7 +19,7 @@ import { askedVersion, json } from './http.js';
 import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
 import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
 import { METHODS_V1 } from './jsonrpc-v1.js';
-import type { MethodContext, StreamItem } from './methods.js';
+import type { Method, MethodContext, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import { requireExtensions } from '../wire/extensions.js';
 import { invalid, type Json } from '../wire/fields.js';
@@ -108,11 +108,11 @@ export function readRest(request: HttpRequest, path = request.path): RestRead | 
  * config service, the principal asking); `report` is told of every failure, and picks the
  * system errors out of them.
  */
-export async function runRest(agent: Agent, request: HttpRequest, call: RestCall, context: MethodContext = {}, report: ErrorReporter = () => {}): Promise<HttpResponse> {
+export async function runRest(agent: Agent, request: HttpRequest, call: RestCall, context: MethodContext = {}, report: ErrorReporter = () => {}, run?: Method): Promise<HttpResponse> {
   const what = `HTTP+JSON ${call.method}`;
   try {
     requireExtensions(context.requiredExtensions ?? [], context.extensions);
-    const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
+    const method = run ?? (Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined);
     if (method === undefined) throw new LiteError('INTERNAL', `no 1.0 method "${call.method}"`);
     const outcome = await method(agent, call.params, context);
     if ('events' in outcome) return { status: 200, headers: { ...SSE_HEADERS }, events: sse(outcome.events, request.signal, (error) => report(error, `the stream of ${what}`)) };
