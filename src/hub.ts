@@ -12,6 +12,12 @@ export type { HubEvents, HubEvent, HubListener, AgentHealth, TaskSeen } from './
 export type { A2AHandler } from './a2a/server/http.js';
 export type { HttpHandler, HttpRequest, HttpResponse, RequestHead } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
+// Credentials that can be replaced while serving (a token rotated or withdrawn), limits per
+// caller, and the audit trail (docs/operations.md).
+export { KeyRing, type CredentialLists, type KeyChange } from './a2a/server/key-ring.js';
+export type { LimitOptions } from './a2a/server/caller-limits.js';
+export type { Rate } from './a2a/server/token-bucket.js';
+export type { AuditEvent, AuditSink, AuditAction } from './a2a/server/audit.js';
 
 // Where the hub keeps its registry.
 export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';

@@ -4,20 +4,11 @@
 // to. Repeated failures from one address get 429. No credential is ever written to a response
 // or a log.
 
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { LiteError } from '../../errors.js';
 import { statusError, type A2AHandler } from './http.js';
 import type { HttpRequest, HttpResponse, RequestHead } from '../../net/http-types.js';
+import { KeyRing, type Credential } from './key-ring.js';
 
-/** A secret and the principal it belongs to. */
-export interface Credential {
-  /**
-   * Who presents it: the tasks its requests make are theirs alone. Not a secret: it is stored
-   * with the tasks (`serve` uses the name of the environment variable holding the secret).
-   */
-  principal: string;
-  secret: string;
-}
+export { DEFAULT_PRINCIPAL, KeyRing, type Credential, type CredentialLists, type KeyChange } from './key-ring.js';
 
 export interface AuthOptions {
   /**
@@ -27,6 +18,12 @@ export interface AuthOptions {
   bearerTokens?: readonly (string | Credential)[];
   /** Accepted API keys, sent in `apiKeyHeader`; a bare string as in `bearerTokens`. */
   apiKeys?: readonly (string | Credential)[];
+  /**
+   * The credentials as one object that can be replaced while the server runs (a rotated or
+   * withdrawn token), in place of `bearerTokens` and `apiKeys`: a server made with it always
+   * asks for a credential, even while the ring holds none.
+   */
+  keys?: KeyRing;
   /** The header that carries an API key (default `X-API-Key`). */
   apiKeyHeader?: string;
   /** Failed attempts allowed per address per minute before 429 (default 30). */
@@ -42,21 +39,28 @@ export interface AuthOptions {
 /** A handler told who made the request: undefined when auth is off and for the public card. */
 export type AuthenticatedHandler = (request: HttpRequest, principal: string | undefined) => Promise<HttpResponse>;
 
-/** The principal of a credential given as a bare string. */
-export const DEFAULT_PRINCIPAL = 'default';
-
 const PUBLIC_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 const WINDOW_MS = 60_000;
 
-/** An accepted secret as compared: its digest, and whose it is. */
-interface Accepted {
-  digest: Buffer;
-  principal: string;
+/**
+ * What a server does with a request once its credential is known (its limits, its audit
+ * trail): `admit` lets it through (undefined) or answers it; `refused` hears of each request
+ * refused for want of a valid credential (`locked`: with 429, after too many).
+ */
+export interface Admission {
+  admit(head: RequestHead, principal: string | undefined): HttpResponse | undefined;
+  refused(head: RequestHead, locked: boolean): void;
 }
 
 /** True when any kind of credential is configured. */
 export function authEnabled(options: AuthOptions): boolean {
-  return (options.bearerTokens?.length ?? 0) > 0 || (options.apiKeys?.length ?? 0) > 0;
+  return options.keys !== undefined || (options.bearerTokens?.length ?? 0) > 0 || (options.apiKeys?.length ?? 0) > 0;
+}
+
+/** The ring of `options`: the one given, else one made of its lists; none when auth is off. */
+export function keyRingOf(options: AuthOptions): KeyRing | undefined {
+  if (options.keys !== undefined) return options.keys;
+  return authEnabled(options) ? new KeyRing(options) : undefined;
 }
 
 /**
@@ -64,11 +68,22 @@ export function authEnabled(options: AuthOptions): boolean {
  * principal of its credential. Throws USAGE when two principals share a secret: whose request
  * it is would then be a guess.
  */
-export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A2AHandler {
-  if (!authEnabled(options)) return (request) => handler(request, request.principal);
-  const bearer = (options.bearerTokens ?? []).map(accepted);
-  const keys = (options.apiKeys ?? []).map(accepted);
-  checkDistinct([...bearer, ...keys]);
+export function withAuth(handler: AuthenticatedHandler, options: AuthOptions, admission?: Admission): A2AHandler {
+  /** Requests already let through by the check before their body: each is admitted once. */
+  const admitted = new WeakSet<object>();
+  const admit = (head: RequestHead, principal: string | undefined): HttpResponse | undefined => {
+    if (admission === undefined || admitted.has(head.headers)) return undefined;
+    const refusal = admission.admit(head, principal);
+    if (refusal === undefined) admitted.add(head.headers);
+    return refusal;
+  };
+  const keys = keyRingOf(options);
+  if (keys === undefined) {
+    if (admission === undefined) return (request) => handler(request, request.principal);
+    const open: A2AHandler = async (request) => admit(request, request.principal) ?? handler(request, request.principal);
+    open.beforeBody = (head) => admit(head, undefined);
+    return open;
+  }
   const header = (options.apiKeyHeader ?? 'X-API-Key').toLowerCase();
   const limit = options.maxFailuresPerMinute ?? 30;
   const now = options.now ?? Date.now;
@@ -83,7 +98,7 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
       // Telling is a courtesy: the answer is 429 either way.
     }
   };
-  const challenge = bearer.length > 0 ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
+  const challenge = keys.bearer || !keys.apiKey ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
 
   /**
    * Principals already found for a request's headers, by the check before its body: the socket
@@ -92,11 +107,13 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
   const found = new WeakMap<object, string>();
   const principalFor = (request: RequestHead & { principal?: string }): string | undefined =>
     // A principal vouched for in-process (the hub's relay) needs no credential of its own.
-    request.principal ?? found.get(request.headers) ?? principalOf(request, bearer, keys, header);
+    request.principal ?? found.get(request.headers) ?? keys.principalOf(request, header);
   const isPublic = (request: RequestHead): boolean => PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
 
   /** 401 for a request without a valid credential, or 429 once its address failed too often. */
   const refuse = (request: RequestHead): HttpResponse => {
+    const limited = admit(request, undefined);
+    if (limited !== undefined) return limited;
     // A valid credential always passes: a stranger's failures from the same address (or from
     // behind the same proxy) must not lock out a client that has the right token. Only failures
     // are counted, and past the limit they get 429 instead of 401.
@@ -108,71 +125,31 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions): A
         lockedOut.add(who);
         tellLockout(who, limit);
       }
+      admission?.refused(request, true);
       return statusError(429, 'RESOURCE_EXHAUSTED', 'too many failed authentication attempts; wait a minute', { 'retry-after': '60' });
     }
     recent.push(now());
     failures.set(who, recent);
     lockedOut.delete(who);
     if (failures.size > 10_000) forgetOldest(failures);
+    admission?.refused(request, false);
     return statusError(401, 'UNAUTHENTICATED', 'missing or invalid credentials', { 'www-authenticate': challenge });
   };
 
   const guarded: A2AHandler = async (request) => {
-    if (isPublic(request)) return handler(request, undefined);
+    if (isPublic(request)) return admit(request, undefined) ?? handler(request, undefined);
     const principal = principalFor(request);
-    return principal === undefined ? refuse(request) : handler(request, principal);
+    if (principal === undefined) return refuse(request);
+    return admit(request, principal) ?? handler(request, principal);
   };
   guarded.beforeBody = (head) => {
-    if (isPublic(head)) return undefined;
+    if (isPublic(head)) return admit(head, undefined);
     const principal = principalFor(head);
     if (principal === undefined) return refuse(head);
     found.set(head.headers, principal);
-    return undefined;
+    return admit(head, principal);
   };
   return guarded;
-}
-
-/** The principal whose credential the request carries, or undefined when it carries none valid. */
-function principalOf(request: RequestHead, bearer: readonly Accepted[], keys: readonly Accepted[], header: string): string | undefined {
-  const authorization = request.headers.authorization ?? '';
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-  const byToken = token !== undefined && bearer.length > 0 ? find(digest(token), bearer) : undefined;
-  if (byToken !== undefined) return byToken;
-  const key = request.headers[header];
-  return key !== undefined && keys.length > 0 ? find(digest(key.trim()), keys) : undefined;
-}
-
-/**
- * Compares against every accepted value, each in constant time: the time taken tells
- * nothing about how much of a guess was right, nor which value it was close to.
- */
-function find(candidate: Buffer, accepted: readonly Accepted[]): string | undefined {
-  let found: string | undefined;
-  for (const value of accepted) if (timingSafeEqual(candidate, value.digest)) found ??= value.principal;
-  return found;
-}
-
-function accepted(credential: string | Credential): Accepted {
-  return typeof credential === 'string'
-    ? { digest: digest(credential), principal: DEFAULT_PRINCIPAL }
-    : { digest: digest(credential.secret), principal: credential.principal };
-}
-
-/** Refuses one secret held by two principals, naming the principals, never the secret. */
-function checkDistinct(all: readonly Accepted[]): void {
-  const owners = new Map<string, string>();
-  for (const { digest: value, principal } of all) {
-    const other = owners.get(value.toString('hex'));
-    if (other !== undefined && other !== principal) {
-      throw new LiteError('USAGE', `the credentials of ${other} and ${principal} are the same secret; each principal needs its own`);
-    }
-    owners.set(value.toString('hex'), principal);
-  }
-}
-
-/** Equal-length digests, so that timingSafeEqual can compare secrets of any length. */
-function digest(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
 }
 
 function lockoutToStderr(address: string, limit: number): void {

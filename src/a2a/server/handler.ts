@@ -7,7 +7,10 @@ import type { LiteCard } from '../../card/types.js';
 import type { Agent } from '../../runtime/agent.js';
 import { toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
 import { retentionExtension } from '../wire/retention-extension.js';
-import { authEnabled, withAuth, type AuthOptions } from './auth.js';
+import { keyRingOf, withAuth, type AuthOptions } from './auth.js';
+import type { AuditSink } from './audit.js';
+import { admission, CallGate } from './call-gate.js';
+import { CallerLimits, type LimitOptions } from './caller-limits.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
 import { askedVersion, json, statusError, type A2AHandler } from './http.js';
 import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
@@ -15,7 +18,7 @@ import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
 import type { MethodContext, MethodResult, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
-import { canonicalPath, failure, methodNotAllowed, readA2ARequest, rpcResponse, V1_HEADER, type RpcCall, type RpcId, type Version } from './request-reading.js';
+import { canonicalPath, failure, methodNotAllowed, readA2ARequest, rpcResponse, RPC_PATHS, V1_HEADER, type RpcCall, type RpcId, type Version } from './request-reading.js';
 import { restError, runRest } from './rest-v1.js';
 import { reliabilityExtensions, requestedExtensions, requireExtensions } from '../wire/extensions.js';
 import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
@@ -47,6 +50,17 @@ export interface A2AHandlerOptions {
    * given the request, its body or a credential.
    */
   onError?: ErrorReporter;
+  /**
+   * Limits on each caller: requests per principal and per address (429 with Retry-After), open
+   * streams and tasks per caller (docs/operations.md). None by default.
+   */
+  limits?: LimitOptions;
+  /**
+   * Told of each security event (a failed login, a limit hit) and each call that changes state
+   * (send, cancel, push config set or deleted): who, from where, the task and the outcome,
+   * never a credential or a message's text. `serve --audit FILE` writes them as JSON lines.
+   */
+  audit?: AuditSink;
 }
 
 /** The extensions every server has, as its card declares them; any request may activate them. */
@@ -71,10 +85,14 @@ function cardResponse(request: HttpRequest, agentCard: unknown, since: Date): Ht
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const card = options.card ?? options.agent.card;
   const baseUrl = typeof options.baseUrl === 'function' ? options.baseUrl : () => options.baseUrl as string;
-  const auth = options.auth ?? {};
-  const security = authEnabled(auth)
-    ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
-    : undefined;
+  const keys = keyRingOf(options.auth ?? {});
+  const auth = { ...options.auth, ...(keys === undefined ? {} : { keys }) };
+  const security = keys === undefined ? undefined : { bearer: keys.bearer || !keys.apiKey, ...(keys.apiKey ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) };
+  const limits = new CallerLimits(options.limits, options.audit);
+  const gate = new CallGate(options.agent, limits, options.audit, keys !== undefined || options.limits?.maxStreams !== undefined);
+  // A withdrawn credential's streams end at once; its next request is refused.
+  keys?.onRevoke((principals) => limits.streams.close(principals));
+  const door = options.limits === undefined && options.audit === undefined ? undefined : admission(limits, options.audit, (head) => (RPC_PATHS.has(canonicalPath(head.path)) ? 'jsonrpc' : 'rest'));
   const extensions = [...(options.agent.retention === undefined ? [] : [retentionExtension(options.agent.retention.rules)]), ...(options.extensions ?? [])];
   const required = extensions.filter((extension) => extension.required === true).map((extension) => extension.uri);
   const report = systemErrorReporter(options.onError);
@@ -112,11 +130,11 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       case 'call': {
         const context = contextOf(request, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
-        const response = read.binding === 'rest' ? await runRest(options.agent, request, read.call, context, report) : await runRpc(options.agent, request, read, context, report);
+        const response = await gate.around(read, request, principal, context, report, (told) => (read.binding === 'rest' ? runRest(options.agent, request, read.call, context, told) : runRpc(options.agent, request, read, context, told)));
         return activated(response, context);
       }
     }
-  }, auth);
+  }, auth, door);
   const handler: A2AHandler = async (request) => {
     const path = canonicalPath(request.path);
     try {
@@ -159,6 +177,7 @@ async function runRpc(agent: Agent, request: HttpRequest, call: RpcCall, context
   let outcome: MethodResult;
   try {
     requireExtensions(context.requiredExtensions ?? [], context.extensions);
+    context.beforeRun?.();
     outcome = await call.run(agent, call.params, context);
   } catch (error) {
     report(error, `JSON-RPC ${method}`);

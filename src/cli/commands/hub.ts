@@ -2,7 +2,6 @@
 // standard A2A endpoint for each agent, and a catalog in the field's formats (docs/hub.md).
 
 import { randomUUID } from 'node:crypto';
-import type { AuthOptions } from '../../a2a/server/auth.js';
 import { LiteError } from '../../errors.js';
 import { createHubHandler, hubUpgrades } from '../../hub/hub-handler.js';
 import { Hub } from '../../hub/hub.js';
@@ -12,9 +11,12 @@ import type { Command } from '../context.js';
 import { hubBacking, openHubBus, openHubStore } from '../hub-backing.js';
 import { printLine } from '../output.js';
 import { credentialsFrom } from '../token-flags.js';
+import { CredentialSources } from '../credential-sources.js';
+import { limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
+import { parseTokenFiles } from '../token-files.js';
 
 export const command: Command = {
-  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--allow-private] [--console] [--json]',
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--token-file NAME=PATH …] [--audit FILE] [--rate-limit R] [--allow-private] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
 connection they opened, a WebSocket, or an event stream where a proxy in between does not pass
@@ -40,6 +42,11 @@ options:
                           clients alike; repeat it for each. With any, every request but the
                           catalog and the cards needs one, and an agent id belongs to the
                           token (the variable's name) that registered it first
+  --token-file NAME=PATH  accept the token in the file PATH, as the principal NAME (one token;
+                          read again on SIGHUP: a changed or emptied file's old token stops
+                          working, its streams close and the agents that dialled in with it
+                          are dropped); repeatable
+${OPERATIONS_HELP}
   --allow-private         fetch cards from, and forward to, loopback and private addresses
                           (refused by default, against SSRF)
   --heartbeat S           ping connected agents every S seconds (default 10); three missed
@@ -66,6 +73,8 @@ examples:
       cluster: { type: 'string' },
       'cluster-prefix': { type: 'string' },
       'token-env': { type: 'string', multiple: true },
+      'token-file': { type: 'string', multiple: true },
+      ...OPERATIONS_OPTIONS,
       'allow-private': { type: 'boolean' },
       heartbeat: { type: 'string' },
       check: { type: 'string' },
@@ -76,12 +85,14 @@ examples:
     atMost('hub', positionals, 0);
     const port = whole('--port', values.port ?? '7400', 65535);
     const backing = hubBacking(values, context);
-    const tokens = credentialsFrom('hub', values['token-env'], context);
-    const auth: AuthOptions = tokens === undefined ? {} : { bearerTokens: tokens };
+    const sources = new CredentialSources('hub', { env: credentialsFrom('hub', values['token-env'], context) ?? [], files: parseTokenFiles('hub', '--token-file', values['token-file'], context.cwd) }, {}, (line) => void context.stderr.write(`${line}\n`));
+    const tokens = sources.ring;
+    const callerLimits = limitsFrom('hub', values, tokens !== undefined);
     const heartbeatMs = whole('--heartbeat', values.heartbeat ?? '10', 3600, 1) * 1000;
     const checkMs = whole('--check', values.check ?? '30', 86_400) * 1000;
     const graceMs = whole('--grace', values.grace ?? '10', 3600) * 1000;
     const maxHops = whole('--max-hops', values['max-hops'] ?? '8', 100, 1);
+    const operations = startOperations('hub', values, context, sources);
     const { store, where } = await openHubStore(backing, values, context);
     const instance = randomUUID();
     const bus = backing.cluster === undefined ? undefined : await openHubBus(backing.cluster, instance, context).catch(async (error: unknown) => {
@@ -97,11 +108,11 @@ examples:
     // uploads on their way to a slow agent.
     const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
     // An agent's WebSocket link carries the same bodies, one message each.
-    const handler = createHubHandler(hub, { auth, console: values.console ?? false, link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
+    const handler = createHubHandler(hub, { auth: tokens === undefined ? {} : { keys: tokens }, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }), console: values.console ?? false, link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits) });
     if (baseUrl === '') baseUrl = server.url;
     const cluster = backing.cluster === undefined ? undefined : { bus: backing.cluster.shown, prefix: backing.cluster.prefix, instance };
-    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
+    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${sources.count} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));
     else {
       printLine(context, `hub on ${baseUrl}`);
@@ -122,6 +133,7 @@ examples:
     await server.close();
     await bus?.close();
     await store.close();
+    await operations.close();
     if (!values.json) printLine(context, `stopped (${signal})`);
     return 0;
   },

@@ -24,6 +24,7 @@ import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
+import { limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
 import { describeStore, joinCluster, openServeStore, sharedStore, STORE_HELP, STORE_OPTIONS, storeChoice } from './serve-store.js';
 
@@ -64,9 +65,14 @@ ${HUB_HELP}
                           the environment variable NAME; repeat it for each client
   --auth-api-key-env NAME require an API key, the value of the environment variable NAME, sent
                           in the header --api-key-header (default X-API-Key); repeatable
-                          Each variable holds one token and stands for one client, named by
-                          the variable's name: a client sees, cancels and follows only the
-                          tasks it made; anyone else's are "not found". The card stays public.
+  --auth-bearer-file NAME=PATH, --auth-api-key-file NAME=PATH
+                          the same, the token of the client NAME in the file PATH (one token;
+                          read again on SIGHUP, so that it can be rotated); repeatable
+                          Each variable or file holds one token and stands for one client,
+                          named by the variable's name or NAME: a client sees, cancels and
+                          follows only the tasks it made; anyone else's are "not found". The
+                          card stays public.
+${OPERATIONS_HELP}
   --allow-private-webhooks  with --push, allow webhooks on loopback and private addresses
                           (refused by default, against SSRF); link-local and cloud
                           metadata addresses are refused even so
@@ -111,6 +117,9 @@ examples:
       'allow-private-webhooks': { type: 'boolean' },
       'auth-bearer-env': { type: 'string', multiple: true },
       'auth-api-key-env': { type: 'string', multiple: true },
+      'auth-bearer-file': { type: 'string', multiple: true },
+      'auth-api-key-file': { type: 'string', multiple: true },
+      ...OPERATIONS_OPTIONS,
       'api-key-header': { type: 'string' },
       'reply-to': { type: 'string', multiple: true },
       'reply-token-env': { type: 'string', multiple: true },
@@ -135,7 +144,9 @@ examples:
     if (values['allow-private-agents'] && values.plan === undefined) throw new LiteError('USAGE', 'serve: --allow-private-agents needs --plan PLAN');
     const retentionGiven = retentionFlags(values);
 
-    const auth = authFrom(values, context);
+    const { auth, sources } = authFrom(values, context);
+    const callerLimits = limitsFrom('serve', values, sources.ring !== undefined);
+    const operations = startOperations('serve', values, context, sources);
     const replyPeers = replyPeersFrom(values, context);
     const stores = openStores(values, context);
     const { home, paths } = stores;
@@ -180,14 +191,14 @@ examples:
     }
     const replies = replyPeers.size === 0 ? undefined : startReplySender({ agent, peers: replyPeers, log: (line) => context.stderr.write(`${line}\n`) });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }) });
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }), ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }) });
     const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
     // Through a hub, the card names the hub: the agent may have no address of its own to give.
     const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl), maxBodyBytes);
     if (baseUrl === '' && server !== undefined) baseUrl = server.url;
 
     const webhooks = push === undefined ? 'off' : values['allow-private-webhooks'] ? 'on (private networks allowed)' : 'on';
-    const kinds = [auth.bearerTokens ? 'bearer token' : '', auth.apiKeys ? `API key (${auth.apiKeyHeader ?? 'X-API-Key'})` : ''].filter(Boolean);
+    const kinds = [sources.ring?.bearer ? 'bearer token' : '', sources.ring?.apiKey ? `API key (${auth.apiKeyHeader ?? 'X-API-Key'})` : ''].filter(Boolean);
     const where = {
       url: baseUrl,
       card: `${baseUrl}/.well-known/agent-card.json`,
@@ -235,6 +246,7 @@ examples:
     await agent.shutdown('the server is shutting down');
     await cluster?.bus.close();
     await replies?.close();
+    await operations.close();
     server?.server.closeIdleConnections();
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
     server?.server.closeAllConnections();
