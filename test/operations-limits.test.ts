@@ -71,7 +71,7 @@ async function opened(response: Response): Promise<ReadableStreamDefaultReader<U
 
 /** Reads until the stream ends; undefined if it has not within the bound (then the test fails). */
 async function ended(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<true | undefined> {
-  const bound = new Promise<undefined>((resolve) => setTimeout(resolve, 10_000).unref());
+  const bound = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000).unref());
   for (let i = 0; i < 100; i += 1) {
     const next = await Promise.race([reader.read(), bound]);
     if (next === undefined) return undefined;

@@ -5,7 +5,8 @@
 
 import { auditedAction, isStreamingMethod, outcomeOf, taskIdOf, tell, type AuditAction, type AuditSink } from '../a2a/server/audit.js';
 import type { Admission } from '../a2a/server/auth.js';
-import { CAP_RETRY_SECONDS, CallerLimits, rateRefusal, type LimitOptions } from '../a2a/server/caller-limits.js';
+import { admission } from '../a2a/server/call-gate.js';
+import { CAP_RETRY_SECONDS, CallerLimits, type LimitOptions } from '../a2a/server/caller-limits.js';
 import { json } from '../a2a/server/http.js';
 import { failure, type RestRoute, type RpcCall } from '../a2a/server/request-reading.js';
 import { restError } from '../a2a/server/rest-v1.js';
@@ -48,18 +49,10 @@ export class HubGuard {
 
   /** The rate limits at the door; an agent posting its answers down its relay session is not counted. */
   admission(): Admission {
-    const limits = this.limits;
-    const audit = this.audit;
+    const door = admission(this.limits, this.audit, bindingOf);
     return {
-      admit(head: RequestHead, principal: string | undefined) {
-        if (head.path.startsWith('/hub/v1/connect/')) return undefined;
-        const wait = limits.take(head, principal);
-        return wait === undefined ? undefined : rateRefusal(bindingOf(head), wait);
-      },
-      refused(head: RequestHead, locked: boolean) {
-        if (locked) limits.hit('auth-failures', undefined, head.remoteAddress);
-        else tell(audit, { action: 'auth-failure', ...(head.remoteAddress === undefined ? {} : { address: head.remoteAddress }), outcome: 'UNAUTHENTICATED', detail: `${head.method} ${head.path.slice(0, 200)}` });
-      },
+      admit: (head, principal) => (head.path.startsWith('/hub/v1/connect/') ? undefined : door.admit(head, principal)),
+      refused: (head, locked) => door.refused(head, locked),
     };
   }
 

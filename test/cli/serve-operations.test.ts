@@ -117,7 +117,7 @@ describe('serve with token files and an audit file, on SIGHUP', () => {
     // The second SIGHUP reread the files (nothing changed, Bob's still missing), then the send.
     expect(after.map((line) => `${line.action} ${line.principal ?? ''} ${line.outcome}`)).toEqual(['token-reload bob FILE_NOT_FOUND', 'send alice ok']);
     for (const line of [...before, ...after]) {
-      expect(Date.parse(line.time)).not.toBeNaN();
+      expect(Date.parse(line.time ?? '')).not.toBeNaN();
       if (line.action === 'send') expect(line).toMatchObject({ agent: 'ops-serve', address: expect.stringMatching(/127\.0\.0\.1/), task: expect.any(String) });
     }
     for (const text of [readFileSync(audit, 'utf8'), readFileSync(`${audit}.1`, 'utf8'), served.stderr()]) {

@@ -77,8 +77,12 @@ export function admission(limits: CallerLimits, audit: AuditSink | undefined, bi
       return wait === undefined ? undefined : rateRefusal(bindingOf(head), wait);
     },
     refused(head: RequestHead, locked: boolean) {
-      if (locked) limits.hit('auth-failures', undefined, head.remoteAddress);
-      else tell(audit, { action: 'auth-failure', ...(head.remoteAddress === undefined ? {} : { address: head.remoteAddress }), outcome: 'UNAUTHENTICATED', detail: `${head.method} ${head.path.slice(0, 200)}` });
+      if (locked) {
+        limits.hit('auth-failures', undefined, head.remoteAddress);
+        return;
+      }
+      limits.passed('auth-failures', head.remoteAddress ?? 'unknown');
+      tell(audit, { action: 'auth-failure', ...(head.remoteAddress === undefined ? {} : { address: head.remoteAddress }), outcome: 'UNAUTHENTICATED', detail: `${head.method} ${head.path.slice(0, 200)}` });
     },
   };
 }

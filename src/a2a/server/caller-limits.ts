@@ -121,7 +121,8 @@ export class CallerLimits {
     return [...this.board.values()].map((entry) => ({ ...entry }));
   }
 
-  private passed(kind: LimitKind, caller: string): void {
+  /** `caller` was let through (or, for `auth-failures`, answered 401 again): its next refusal is audited. */
+  passed(kind: LimitKind, caller: string): void {
     if (this.refusing.size > 0) this.refusing.delete(`${kind}\u0000${caller}`);
   }
 }
