@@ -68,6 +68,18 @@ function countOf(command: string, option: string, given: string | undefined): nu
   return Number(given);
 }
 
+/** The limits and the audit file in a few words, for the lines a server prints when it starts. */
+export function describeOperations(limits: LimitOptions | undefined, auditPath: string | undefined): string {
+  const rate = (what: string, given: Rate | undefined): string[] => (given === undefined ? [] : [`${Number(given.perSecond.toPrecision(3))}/s (burst ${given.burst}) ${what}`]);
+  const words = [
+    ...rate('a principal', limits?.rate),
+    ...rate('an address', limits?.addressRate),
+    ...(limits?.maxStreams === undefined ? [] : [`${limits.maxStreams} streams a caller`]),
+    ...(limits?.maxTasks === undefined ? [] : [`${limits.maxTasks} tasks a caller`]),
+  ];
+  return [words.length === 0 ? 'no limits per caller' : words.join(', '), auditPath === undefined ? 'no audit file' : `audit in ${auditPath}`].join('; ');
+}
+
 /** The audit file and SIGHUP of a running server. */
 export interface Operations {
   audit: AuditSink | undefined;

@@ -5,6 +5,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cli } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
 import { withTimeout } from '../faults/serve-process.js';
 import { startAgent, startHub, until } from './hub-processes.js';
@@ -124,5 +125,32 @@ describe('the hub with token files, an audit file and limits', () => {
     expect(await hub.exited).toBe(0);
     const lines = readFileSync(audit, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, string>);
     expect(lines.filter((line) => line.action === 'limit-hit').map((line) => `${line.principal ?? line.address?.replace(/.*127\.0\.0\.1/, 'local')} ${line.detail}`)).toEqual(['local address-rate', 'client rate']);
+  });
+
+  it.each([
+    [['--token-file', 'agents=missing.token'], /^a2a-lite: USAGE: hub: the token file .*missing\.token \(--token-file agents\) does not exist\n$/],
+    [['--token-file', 'agents'], /hub: --token-file takes NAME=PATH/],
+    [['--token-env', 'HUB_OPS', '--token-file', 'HUB_OPS=present.token'], /HUB_OPS is named by an environment variable and by --token-file/],
+    [['--rate-limit', '10/s'], /--rate-limit limits each principal, and no token is set/],
+    [['--token-file', 'agents=present.token', '--rate-limit', 'fast'], /--rate-limit is a number of requests per second, minute or hour/],
+    [['--token-file', 'agents=present.token', '--max-tasks-per-caller', '1.5'], /--max-tasks-per-caller is a whole number/],
+  ])('refuses %j at start, naming the file or the flag', (flags, message) => {
+    const dir = tempHome('hub-ops-flags');
+    tokenFile(dir, 'present.token', CLIENT);
+    const result = cli(['hub', '--store', 'memory', '--port', '0', ...flags], { cwd: dir, env: { HUB_OPS: AGENT } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain(CLIENT);
+    expect(result.stderr).not.toContain(AGENT);
+  });
+
+  it('warns of a token file others may read, and starts', async () => {
+    const dir = tempHome('hub-ops-warn');
+    const path = tokenFile(dir, 'open.token', CLIENT);
+    chmodSync(path, 0o644);
+    const hub = await startHub(['--store', 'memory', '--token-file', `client=${path}`]);
+    expect(hub.stderr()).toMatch(/warning: the token file .*open\.token \(client\) is readable by its group or by others \(mode 0644\); chmod 600 it/);
+    expect(hub.stderr()).not.toContain(CLIENT);
+    expect((await fetch(`${hub.url}/hub/v1`, { headers: as(CLIENT) })).status).toBe(200);
   });
 });

@@ -12,7 +12,7 @@ import { hubBacking, openHubBus, openHubStore } from '../hub-backing.js';
 import { printLine } from '../output.js';
 import { credentialsFrom } from '../token-flags.js';
 import { CredentialSources } from '../credential-sources.js';
-import { limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
+import { describeOperations, limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
 import { parseTokenFiles } from '../token-files.js';
 
 export const command: Command = {
@@ -112,7 +112,7 @@ examples:
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits) });
     if (baseUrl === '') baseUrl = server.url;
     const cluster = backing.cluster === undefined ? undefined : { bus: backing.cluster.shown, prefix: backing.cluster.prefix, instance };
-    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${sources.count} token(s)`, allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
+    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${sources.count} token(s)`, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }), allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));
     else {
       printLine(context, `hub on ${baseUrl}`);
@@ -123,6 +123,7 @@ examples:
       printLine(context, `  registry: ${where}`);
       if (cluster !== undefined) printLine(context, `  cluster:  ${cluster.bus} (prefix ${cluster.prefix}), this instance ${instance}`);
       printLine(context, `  auth:     ${info.auth}${hub.allowPrivate ? '; private addresses allowed' : ''}`);
+      if (callerLimits !== undefined || operations.auditPath !== undefined) printLine(context, `  limits:   ${describeOperations(callerLimits, operations.auditPath)}`);
     }
     if (!values.json) logAgents(hub, (line) => printLine(context, line));
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
