@@ -11,7 +11,7 @@
 
 import { keyRingOf, withAuth, type AuthOptions } from '../a2a/server/auth.js';
 import { outcomeOf, tell, type AuditSink } from '../a2a/server/audit.js';
-import type { LimitOptions } from '../a2a/server/caller-limits.js';
+import { CAP_RETRY_SECONDS, type LimitOptions } from '../a2a/server/caller-limits.js';
 import { HubGuard } from './hub-guard.js';
 import { json, statusError, type A2AHandler } from '../a2a/server/http.js';
 import type { HttpRequest, HttpResponse, RequestHead } from '../net/http-types.js';
@@ -171,7 +171,13 @@ async function route(hub: Hub, request: UpgradeRequest, principal: string, dialI
     return frames(hub, request, post[1] as string, principal);
   }
   if (request.path === '/hub/v1/limits' && request.method === 'GET') return json(200, { limits: limitsOf(guard), limited: guard.limits.limited() });
-  if (request.path === '/hub/v1/events' && request.method === 'GET') guard.limits.checkStreams(principal, request.remoteAddress);
+  if (request.path === '/hub/v1/events' && request.method === 'GET') {
+    try {
+      guard.limits.checkStreams(principal, request.remoteAddress);
+    } catch (error) {
+      return statusError(429, 'RESOURCE_EXHAUSTED', (error as Error).message, { 'retry-after': String(CAP_RETRY_SECONDS) });
+    }
+  }
   const changes = request.path === '/hub/v1/agents' && request.method === 'POST' ? 'register' : /^\/hub\/v1\/agents\/[^/]+$/.test(request.path) && request.method === 'DELETE' ? 'remove' : undefined;
   const api = changes === undefined ? await apiRoute(hub, request, principal) : await guard.audited(changes, principal, request.remoteAddress, changes === 'remove' ? safeId(request.path.slice('/hub/v1/agents/'.length)) : undefined, async () => (await apiRoute(hub, request, principal)) as HttpResponse);
   return api === undefined ? statusError(404, 'NOT_FOUND', `nothing at ${request.path} on this hub; see docs/hub.md`) : guard.track(principal, api);

@@ -50,9 +50,13 @@ describe('the hub with token files, an audit file and limits', () => {
     expect(second.status).toBe(429);
     expect(second.headers.get('retry-after')).toBe('5');
     expect(await second.json()).toMatchObject({ jsonrpc: '2.0', id: 'two', error: { code: -32000 } });
+    // The live feed is a stream too.
+    const feed = await fetch(`${hub.url}/hub/v1/events`, { headers: as(CLIENT) });
+    expect(feed.status).toBe(429);
+    expect(feed.headers.get('retry-after')).toBe('5');
 
     const limits = (await (await fetch(`${hub.url}/hub/v1/limits`, { headers: as(CLIENT) })).json()) as { limits: Record<string, unknown>; limited: unknown[] };
-    expect(limits).toMatchObject({ limits: { maxStreams: 1 }, limited: [{ by: 'principal', caller: 'client', kind: 'streams', hits: 1 }] });
+    expect(limits).toMatchObject({ limits: { maxStreams: 1 }, limited: [{ by: 'principal', caller: 'client', kind: 'streams', hits: 2 }] });
 
     // Rotate both tokens: the client's stream ends, the agent's link is dropped (its old token
     // no longer lets it back in, so it stops), and the new tokens work at once.

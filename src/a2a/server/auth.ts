@@ -1,8 +1,9 @@
-// Authentication in front of the A2A handler: bearer tokens and API keys, taken from the
-// environment by the caller. The agent card stays public; every other request needs a valid
-// credential, compared in constant time, and is made by the principal that credential belongs
-// to. Repeated failures from one address get 429. No credential is ever written to a response
-// or a log.
+// Authentication in front of the A2A handler: bearer tokens and API keys, in a KeyRing the
+// caller fills (from the environment or files) and may replace while serving. The agent card
+// stays public; every other request needs a valid credential, compared in constant time, and
+// is made by the principal that credential belongs to. Repeated failures from one address get
+// 429. An `Admission` (limits, audit) sees each request once its principal is known. No
+// credential is ever written to a response or a log.
 
 import { statusError, type A2AHandler } from './http.js';
 import type { HttpRequest, HttpResponse, RequestHead } from '../../net/http-types.js';
