@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'src/card/validate-card.generated.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'src/card/validate-card.generated.ts', 'src/grpc/gen/'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

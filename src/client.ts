@@ -13,6 +13,7 @@ export type { HubTrail } from './a2a/wire/hub-trail.js';
 
 // Discover: read an agent's card (A2A 1.0 or 0.3) and keep it among the known agents.
 export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions } from './client/discover.js';
+export { fetchExtendedCard } from './client/extended-card.js';
 export { readRemoteCard, toLiteCard, type RemoteCard, type RemoteSkill } from './client/remote-card.js';
 export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
 
@@ -39,3 +40,4 @@ export type { LiteCard, Skill, Capabilities, Framework, Mode } from './card/type
 
 // Errors: one class, with a code from a closed list (docs/errors.md).
 export { LiteError, isLiteError, type ErrorCode, type ErrorDetails } from './errors.js';
+export { trustAuthorities } from './net/tls.js';

@@ -1,5 +1,6 @@
 // The one error class of the package and the table that maps each code to how it surfaces:
-// the CLI's exit code, and the JSON-RPC code, HTTP status, google.rpc status and A2A reason.
+// the CLI's exit code, and the JSON-RPC code, HTTP status, google.rpc (and gRPC) status and A2A
+// reason.
 
 /** How one error code surfaces, at every edge it can cross. */
 export interface ErrorRow {
@@ -9,8 +10,13 @@ export interface ErrorRow {
   rpc: number;
   /** The HTTP status of an HTTP+JSON (REST) answer. */
   http: number;
-  /** The google.rpc status name a REST error body carries (A2A 1.0.1, §5.4). */
+  /**
+   * The google.rpc status name a REST error body carries (A2A 1.0.1, §5.4), and the gRPC status
+   * code a gRPC error is sent with, unless `grpc` says otherwise.
+   */
   status: string;
+  /** The gRPC status, where §5.4 gives gRPC another than `status`. */
+  grpc?: string;
   /** The google.rpc.ErrorInfo reason A2A gives the error, where it has one of its own. */
   reason?: string;
   summary: string;
@@ -115,7 +121,8 @@ export const ERROR_TABLE = {
   EXTENSION_SUPPORT_REQUIRED: { exit: 9, rpc: -32008, http: 400, status: 'FAILED_PRECONDITION', reason: 'EXTENSION_SUPPORT_REQUIRED', summary: 'The request does not activate an extension the agent card marks required.' },
   EXTENDED_CARD_NOT_CONFIGURED: { exit: 9, rpc: -32007, http: 400, status: 'FAILED_PRECONDITION', reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', summary: 'This agent has no extended card.' },
   // A remote agent (a2a-lite send, discover) did not give what was asked.
-  PEER_ERROR: { exit: 8, rpc: -32006, http: 502, status: 'UNKNOWN', summary: 'The remote agent answered with an error, or with something that is not A2A.' },
+  // InvalidAgentResponseError: §5.4 sends it over gRPC as INTERNAL.
+  PEER_ERROR: { exit: 8, rpc: -32006, http: 502, status: 'UNKNOWN', grpc: 'INTERNAL', summary: 'The remote agent answered with an error, or with something that is not A2A.' },
   AUTH_REQUIRED: { exit: 14, rpc: -32600, http: 401, status: 'UNAUTHENTICATED', summary: 'The remote agent wants credentials that were not given or not accepted.' },
   PEER_UNREACHABLE: { exit: 15, rpc: -32603, http: 502, status: 'UNAVAILABLE', summary: 'The remote agent could not be reached, or did not answer in time.' },
   // Replicas of one agent behind a load balancer: the one a request needs did not answer.

@@ -5,6 +5,7 @@
 // The hub and its HTTP routes, served with `listen` from `a2a-lite/server`.
 export { Hub, type HubOptions } from './hub/hub.js';
 export { createHubHandler, hubUpgrades, type HubHandlerOptions } from './hub/hub-handler.js';
+export type { CardCompat } from './a2a/server/card-shape.js';
 export type { LinkOptions } from './net/websocket.js';
 export type { UpgradeLimits } from './net/upgrade.js';
 export type { Upgrades } from './net/node-http.js';

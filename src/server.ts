@@ -30,10 +30,15 @@ export type { Rate } from './a2a/server/token-bucket.js';
 export type { AuditEvent, AuditSink, AuditAction } from './a2a/server/audit.js';
 export type { ErrorReporter } from './a2a/server/error-report.js';
 export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION, type CardOptions, type CardExtension } from './a2a/wire/agent-card.js';
+// The card for clients that say no A2A-Version, and the extended card for authenticated ones.
+export type { CardCompat } from './a2a/server/card-shape.js';
+export type { ExtendedCardSource } from './a2a/server/extended-card.js';
+export type { ExtendedCard, ExtendedSkill } from './a2a/wire/extended-card.js';
 export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-extension.js';
 
 // Adapters: node:http, and `fetch(Request) → Response` for web-standard runtimes.
 export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './net/node-http.js';
+export { readTlsCredentials, type TlsCredentials } from './net/tls.js';
 export { fetchHandler } from './serve/fetch-handler.js';
 
 // Task stores: in memory, SQLite (better-sqlite3 when installed, else node:sqlite), or

@@ -146,22 +146,48 @@ describe('the card’s validators (§8.6.1)', () => {
 });
 
 describe('the card for each version', () => {
-  const cardFor = async (headers: Record<string, string>) => {
-    const response = await handle(request('', headers, '/.well-known/agent-card.json', 'GET'));
+  const cardFor = async (headers: Record<string, string>, path = '/.well-known/agent-card.json', handler = handle, query = '') => {
+    const response = await handler({ ...request('', headers, path, 'GET'), query: new URLSearchParams(query) });
     return { response, card: JSON.parse('body' in response ? response.body : '{}') as Record<string, unknown> };
   };
+  const V03_FIELDS = ['url', 'preferredTransport', 'protocolVersion', 'security', 'supportsAuthenticatedExtendedCard'];
+  const compat = createA2AHandler({ agent, baseUrl: 'http://127.0.0.1:7331', cardCompat: '0.3' });
 
-  it('gives a 1.0 client a card with no 0.3 field, and anyone else one that 0.3 clients read too', async () => {
+  it('gives the 1.0 card to a 1.0 client and to one that says nothing, and the hybrid to a 0.3 client', async () => {
     const { response, card } = await cardFor({ 'a2a-version': '1.0' });
-    for (const field of ['url', 'preferredTransport', 'protocolVersion', 'security', 'supportsAuthenticatedExtendedCard']) expect(card, field).not.toHaveProperty(field);
+    for (const field of V03_FIELDS) expect(card, field).not.toHaveProperty(field);
     expect(card.supportedInterfaces).toEqual(expect.arrayContaining([expect.objectContaining({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' })]));
     expect(response.headers.vary).toBe('A2A-Version');
-    const hybrid = await cardFor({});
+    expect((await cardFor({})).card).toEqual(card);
+    const hybrid = await cardFor({ 'a2a-version': '0.3' });
     expect(hybrid.card).toMatchObject({ url: 'http://127.0.0.1:7331/jsonrpc', preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
     expect(hybrid.card.supportedInterfaces).toEqual(card.supportedInterfaces);
-    expect((await cardFor({ 'a2a-version': '0.3' })).card).toHaveProperty('url');
     // Each version has its own ETag.
     expect(hybrid.response.headers.etag).not.toBe(response.headers.etag);
+  });
+
+  // [who asks, headers, path, query, the shape by default, the shape with cardCompat 0.3]
+  const cases: [string, Record<string, string>, string, string, 'v1' | 'hybrid', 'v1' | 'hybrid'][] = [
+    ['no version at the 1.0 path', {}, '/.well-known/agent-card.json', '', 'v1', 'hybrid'],
+    ['no version at the older path', {}, '/.well-known/agent.json', '', 'hybrid', 'hybrid'],
+    ['A2A-Version 1.0 at the older path', { 'a2a-version': '1.0' }, '/.well-known/agent.json', '', 'v1', 'v1'],
+    ['A2A-Version 1.0.1', { 'a2a-version': '1.0.1' }, '/.well-known/agent-card.json', '', 'v1', 'v1'],
+    ['A2A-Version 0.3', { 'a2a-version': '0.3' }, '/.well-known/agent-card.json', '', 'hybrid', 'hybrid'],
+    ['A2A-Version 0.3.0', { 'a2a-version': '0.3.0' }, '/.well-known/agent-card.json', '', 'hybrid', 'hybrid'],
+    ['A2A-Version 0.2.5', { 'a2a-version': '0.2.5' }, '/.well-known/agent-card.json', '', 'hybrid', 'hybrid'],
+    ['the version as a query parameter, 0.3', {}, '/.well-known/agent-card.json', 'A2A-Version=0.3', 'hybrid', 'hybrid'],
+    ['the version as a query parameter, 1.0', {}, '/.well-known/agent-card.json', 'a2a-version=1.0', 'v1', 'v1'],
+    ['a version not served (2.0)', { 'a2a-version': '2.0' }, '/.well-known/agent-card.json', '', 'v1', 'hybrid'],
+    ['an empty header', { 'a2a-version': ' ' }, '/.well-known/agent-card.json', '', 'v1', 'hybrid'],
+  ];
+  it.each(cases)('%s', async (_name, headers, path, query, byDefault, withCompat) => {
+    const shapeOf = (card: Record<string, unknown>) => ('url' in card ? 'hybrid' : 'v1');
+    expect(shapeOf((await cardFor(headers, path, handle, query)).card)).toBe(byDefault);
+    expect(shapeOf((await cardFor(headers, path, compat, query)).card)).toBe(withCompat);
+  });
+
+  it('refuses a card compatibility it does not know', () => {
+    expect(() => createA2AHandler({ agent, baseUrl: 'http://127.0.0.1:7331', cardCompat: '0.2' as '0.3' })).toThrow('the card compatibility is 1.0 or 0.3, not "0.2"');
   });
 });
 

@@ -1,8 +1,9 @@
 // Keeps the layers of docs/architecture.md true: every import in src/ (static, dynamic or
 // type-only) must be one the table allows, no two files may import each other in a cycle, every
-// folder must be a layer the table names, no source file may grow past the limit, no source
-// file imports an entry point (the files package.json `exports` names), and only net/ touches
-// the network (node:http, node:https, fetch, the framing of server-sent events).
+// folder must be a layer the table names, no source file may grow past the limit (generated
+// code aside), no source file imports an entry point (the files package.json `exports` names),
+// and only net/ touches the network (node:http, node:https, fetch, the framing of server-sent
+// events).
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
@@ -108,9 +109,9 @@ describe('the layers of docs/architecture.md', () => {
     expect(cycles(graph).map((cycle) => cycle.map((file) => relative(SRC, file)).join(' → '))).toEqual([]);
   });
 
-  it(`keeps every source file within ${MAX_LINES} lines, but the generated validator`, () => {
+  it(`keeps every source file within ${MAX_LINES} lines, but generated code (the card validator, the gRPC messages)`, () => {
     const long = files
-      .filter((file) => !file.endsWith('.generated.ts'))
+      .filter((file) => !file.endsWith('.generated.ts') && !relative(SRC, file).startsWith(join('grpc', 'gen') + sep))
       .map((file) => [relative(SRC, file), readFileSync(file, 'utf8').split('\n').length] as const)
       .filter(([, lines]) => lines > MAX_LINES);
     expect(long).toEqual([]);

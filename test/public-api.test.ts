@@ -31,14 +31,14 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     values: [
       'Agent', 'KeyRing', 'LITE_CARD_EXTENSION', 'LiteError', 'MemoryTaskStore', 'RETENTION_EXTENSION',
       'createA2AHandler', 'createAgent', 'execHandler', 'fetchHandler', 'formatDuration', 'isClusterStore', 'isLiteError',
-      'isRetentionStore', 'listen', 'nodeListener', 'openBus', 'openPostgresTaskStore', 'openSqliteTaskStore', 'parseDuration', 'receiveLite',
+      'isRetentionStore', 'listen', 'nodeListener', 'openBus', 'openPostgresTaskStore', 'openSqliteTaskStore', 'parseDuration', 'readTlsCredentials', 'receiveLite',
       'retentionExtension', 'startPushSender', 'toAgentCardV1', 'toHybridAgentCard',
     ],
     types: [
       'A2AHandler', 'A2AHandlerOptions', 'AgentOptions', 'Applied', 'Artifact', 'ArtifactContent',
-      'AuditAction', 'AuditEvent', 'AuditSink', 'AuthOptions', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'Capabilities', 'CardExtension', 'CardOptions',
+      'AuditAction', 'AuditEvent', 'AuditSink', 'AuthOptions', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'Capabilities', 'CardCompat', 'CardExtension', 'CardOptions',
       'ClusterOptions', 'ClusterStore', 'Credential', 'CredentialLists', 'DirectReply',
-      'Direction', 'DriverName', 'ErrorCode', 'ErrorDetails', 'ErrorReporter', 'ExecOptions',
+      'Direction', 'DriverName', 'ErrorCode', 'ErrorDetails', 'ErrorReporter', 'ExecOptions', 'ExtendedCard', 'ExtendedCardSource', 'ExtendedSkill',
       'FileTaskLedger', 'Framework', 'HistoryEntry', 'HttpHandler', 'HttpRequest', 'HttpResponse', 'IdempotencyKey',
       'IdempotentAnswer', 'IncomingMessage', 'IncomingTask', 'KeyChange', 'KeyClaim', 'KnownType', 'Lang', 'LimitOptions', 'ListFilter', 'Listening',
       'LiteCard', 'LiteLedger', 'LiteReceiveOptions', 'Message', 'Mode', 'NewDelivery', 'NodeAdapterOptions',
@@ -48,13 +48,13 @@ const API: Record<string, { values: string[]; types: string[] }> = {
       'SaveExtras', 'SendOptions', 'Skill', 'SqliteTaskStore', 'SqliteTaskStoreOptions', 'StatusOptions',
       'Task', 'TaskAccess', 'TaskChange', 'TaskContext', 'TaskEvent', 'TaskMessage', 'TaskObserver',
       'TaskPage', 'TaskQuery', 'TaskRecord', 'TaskState', 'TaskStatus', 'TaskStore', 'TaskStoreOptions',
-      'TaskSummary', 'Upgrades', 'WireState',
+      'TaskSummary', 'TlsCredentials', 'Upgrades', 'WireState',
     ],
   },
   'a2a-lite/client': {
     values: [
-      'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'followTask', 'isLiteError',
-      'openHomeStores', 'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard',
+      'LiteError', 'TokenRules', 'cacheDiscovered', 'fetchAgentCard', 'fetchExtendedCard', 'followTask', 'isLiteError',
+      'openHomeStores', 'openTransport', 'readRemoteCard', 'sendAndFollow', 'sendTask', 'toLiteCard', 'trustAuthorities',
     ],
     types: [
       'AddressGuardOptions', 'AgentDirectory', 'Applied', 'Artifact', 'Binding', 'CacheExtra', 'CacheInfo', 'Capabilities',
@@ -75,7 +75,7 @@ const API: Record<string, { values: string[]; types: string[] }> = {
     ],
     types: [
       'A2AHandler', 'AddressGuardOptions', 'AgentDirectory', 'AgentHealth', 'AgentLink', 'Applied', 'Artifact',
-      'AuditAction', 'AuditEvent', 'AuditSink', 'AuthOptions', 'Binding', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'CacheExtra', 'CacheInfo', 'Capabilities',
+      'AuditAction', 'AuditEvent', 'AuditSink', 'AuthOptions', 'Binding', 'Bus', 'BusListener', 'BusOptions', 'BusResponder', 'CacheExtra', 'CacheInfo', 'Capabilities', 'CardCompat',
       'ConnectorOptions', 'Credential', 'CredentialLists', 'Direction', 'ErrorCode', 'ErrorDetails', 'FileTaskLedger', 'Framework',
       'HistoryEntry', 'Home', 'HomeOptions', 'HttpHandler', 'HttpRequest', 'HttpResponse', 'HubAgent',
       'HubCallOptions', 'HubCandidate', 'HubClusterOptions', 'HubConnection', 'HubDirectory', 'HubEvent', 'HubEvents',

@@ -11,6 +11,8 @@ export const COMMON_OPTIONS = {
   home: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  // Read before the command runs (tls-flags.ts): authorities trusted for every connection it makes.
+  'tls-ca': { type: 'string', multiple: true },
 } as const satisfies Options;
 
 type ParsedArgs<O extends Options> = ReturnType<

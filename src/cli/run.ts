@@ -54,6 +54,8 @@ export async function run(argv: string[], context: Context): Promise<number> {
       printLine(context, `usage: ${usage}\n\n${help}`);
       return 0;
     }
+    // Loaded only when asked: most commands run once per chat message, and start-up counts.
+    if (context.env.A2A_LITE_TLS_CA || args.some((arg) => arg.startsWith('--tls-ca'))) (await import('./tls-flags.js')).trustFromArgs(args, context);
     return await command.run(args, context);
   } catch (error) {
     return reportError(context, error, json);
@@ -95,6 +97,8 @@ function mainHelp(): string {
     '  --home DIR   where the card, known-agents/ and tasks/ live (else $A2A_LITE_HOME,',
     '               else ./.a2a-lite in an OpenClaw workspace, else ~/.a2a-lite)',
     '  --json       print results as JSON (errors become JSON on stderr)',
+    '  --tls-ca FILE  trust the certificate authority in FILE (PEM) besides the system\'s, for',
+    '               every HTTPS and WSS connection (repeatable; or $A2A_LITE_TLS_CA)',
     '  -h, --help   help for a command, with an example',
     '',
     'exit codes:',

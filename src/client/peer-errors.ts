@@ -65,7 +65,9 @@ export function notA2A(target: RemoteInterface, problem: string): LiteError {
 export function unreachable(target: RemoteInterface, error: unknown, why?: string): LiteError {
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const reason = why ?? cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return new LiteError('PEER_UNREACHABLE', `could not reach the agent at ${target.url}: ${reason}`, { url: target.url }, { cause: error });
+  // A refused certificate stays one: trying again will not change it.
+  const tls = (error as { details?: { tls?: unknown } } | undefined)?.details?.tls;
+  return new LiteError('PEER_UNREACHABLE', `could not reach the agent at ${target.url}: ${reason}`, { url: target.url, ...(typeof tls === 'string' ? { tls } : {}) }, { cause: error });
 }
 
 /** Decodes with the wire readers, whose refusals (INVALID_PARAMS) become PEER_ERROR here. */

@@ -5,7 +5,7 @@
 import { LiteError } from '../errors.js';
 import type { AgentDirectory, KnownAgent } from '../home/known-agents.js';
 import { cacheDiscovered, fetchAgentCard, type FetchCardOptions } from './discover.js';
-import type { RemoteAccess } from '../model/remote-access.js';
+import type { Binding, RemoteAccess } from '../model/remote-access.js';
 import { openTransport } from './open-transport.js';
 import { ENV_NAME, type TokenRules } from './token-rules.js';
 import type { Credential, Transport, TransportOptions } from './transport.js';
@@ -69,14 +69,30 @@ export function credentialFor(peer: Peer | undefined, env: NodeJS.ProcessEnv, fl
   return { token };
 }
 
+/** `--transport` names: the binding each stands for. */
+export const TRANSPORTS: Readonly<Record<string, Binding>> = { jsonrpc: 'JSONRPC', rest: 'HTTP+JSON', grpc: 'GRPC' };
+
+/** The binding a `--transport` value names; USAGE for any other. */
+export function bindingOf(transport: string): Binding {
+  const binding = Object.hasOwn(TRANSPORTS, transport) ? TRANSPORTS[transport] : undefined;
+  if (binding === undefined) throw new LiteError('USAGE', `--transport is ${Object.keys(TRANSPORTS).join(', ')}, not ${JSON.stringify(transport.slice(0, 40))}`);
+  return binding;
+}
+
 /**
- * The transport for the interface a2a-lite prefers among those the agent offers; with `guard`,
- * every request it makes has its address checked when it connects.
+ * The transport for the interface a2a-lite prefers among those the agent offers (the first of
+ * `binding` when one is asked for); with `guard`, every request it makes has its address
+ * checked when it connects.
  */
-export function transportFor(peer: Peer, credential: Credential | undefined, options: Pick<TransportOptions, 'timeoutMs' | 'guard'> = {}): Transport {
-  const target = peer.access.interfaces[0];
+export function transportFor(peer: Peer, credential: Credential | undefined, options: Pick<TransportOptions, 'timeoutMs' | 'guard'> & { binding?: Binding } = {}): Transport {
+  const { binding, ...rest } = options;
+  const target = binding === undefined ? peer.access.interfaces[0] : peer.access.interfaces.find((i) => i.binding === binding);
+  if (target === undefined && binding !== undefined) {
+    const offered = peer.access.interfaces.map((i) => `${i.binding} ${i.version}`).join(', ');
+    throw new LiteError('USAGE', `${peer.id} offers no ${binding} interface (it offers ${offered || 'none'}); run a2a-lite discover again if its card changed`);
+  }
   if (target === undefined) throw new LiteError('INVALID_CARD', `the cached card of ${peer.id} lists no interface; run a2a-lite discover again`);
-  const made: TransportOptions = { security: peer.access.security, ...options };
+  const made: TransportOptions = { security: peer.access.security, ...rest };
   if (credential !== undefined) made.credential = credential;
   return openTransport(target, made);
 }

@@ -52,16 +52,39 @@ const problem = (value: unknown): LiteError => {
 };
 
 describe('readRemoteCard', () => {
-  it('reads a 1.0 card: interfaces in our order of preference, relative URLs resolved, gRPC noted', () => {
+  it('reads a 1.0 card: interfaces in our order of preference, relative URLs resolved, a gRPC URL with a path noted as not dialable', () => {
     const card = readRemoteCard(v1Card, CARD_URL);
     expect(card.interfaces).toEqual([
       { url: 'http://127.0.0.1:9000/a2a/jsonrpc', binding: 'JSONRPC', version: '1.0' },
       { url: 'http://127.0.0.1:9000/a2a/rest', binding: 'HTTP+JSON', version: '1.0' },
     ]);
-    expect(card.unsupported).toEqual(['GRPC 1.0 at http://127.0.0.1:9000/a2a/grpc']);
+    expect(card.unsupported).toEqual(['GRPC 1.0 at http://127.0.0.1:9000/a2a/grpc (not a gRPC target)']);
     expect(card.security).toEqual({ bearer: true, other: [] });
     expect(card.streaming).toBe(true);
     expect(card.skills[0]).toMatchObject({ id: 'email', tags: ['email', 'send'] });
+  });
+
+  it('reads a gRPC interface as the gRPC target the SDKs dial, after HTTP+JSON and before 0.3', () => {
+    const card = readRemoteCard(
+      {
+        name: 'g',
+        supportedInterfaces: [
+          { url: '127.0.0.1:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          { url: '/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+          { url: 'grpcs://agent.example:8443', protocolBinding: 'grpc', protocolVersion: '1.0' },
+          { url: 'ftp://agent.example:21', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          { url: '/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        ],
+      },
+      CARD_URL,
+    );
+    expect(card.interfaces.map((i) => `${i.binding} ${i.version} ${i.url}`)).toEqual([
+      'HTTP+JSON 1.0 http://127.0.0.1:9000/rest',
+      'GRPC 1.0 127.0.0.1:50051',
+      'GRPC 1.0 grpcs://agent.example:8443',
+      'JSONRPC 0.3 http://127.0.0.1:9000/rpc',
+    ]);
+    expect(card.unsupported).toEqual(['GRPC 1.0 at ftp://agent.example:21 (not a gRPC target)']);
   });
 
   it('reads a 0.3 card: url and preferredTransport, an API key scheme', () => {
@@ -90,7 +113,7 @@ describe('readRemoteCard', () => {
     ['interfaces not a list', { name: 'x', supportedInterfaces: {} }, 'supportedInterfaces must be an array'],
     ['an interface without url', { name: 'x', supportedInterfaces: [{ protocolBinding: 'JSONRPC' }] }, 'supportedInterfaces[0].url is required'],
     ['a file: URL', { name: 'x', supportedInterfaces: [{ url: 'file:///etc/passwd', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }, 'must be http or https'],
-    ['only gRPC', { name: 'x', supportedInterfaces: [{ url: 'http://h/g', protocolBinding: 'GRPC', protocolVersion: '1.0' }] }, 'no interface a2a-lite speaks'],
+    ['only gRPC at a path', { name: 'x', supportedInterfaces: [{ url: 'http://h/g', protocolBinding: 'GRPC', protocolVersion: '1.0' }] }, 'no interface a2a-lite speaks'],
     ['only version 2.0', { name: 'x', supportedInterfaces: [{ url: 'http://h/j', protocolBinding: 'JSONRPC', protocolVersion: '2.0' }] }, 'no interface a2a-lite speaks'],
     ['skills not a list', { ...v1Card, skills: 'email' }, 'skills must be an array'],
     ['a skill without id', { ...v1Card, skills: [{ name: 'x' }] }, 'skills[0].id is required'],

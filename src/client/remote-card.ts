@@ -8,6 +8,7 @@ import { fieldReader, type Json } from '../a2a/wire/fields.js';
 import { assertCard } from '../card/validate.js';
 import { FRAMEWORKS, MODES, PROTOCOL_VERSION, type Framework, type LiteCard, type Mode, type Skill } from '../card/types.js';
 import { LiteError } from '../errors.js';
+import { grpcTarget } from '../net/grpc-channel.js';
 import type { Binding, RemoteAccess, RemoteInterface, WireVersion } from '../model/remote-access.js';
 import { isSecretName } from '../secrets.js';
 
@@ -28,15 +29,18 @@ export interface RemoteCard extends RemoteAccess {
   defaultInputModes: string[];
   defaultOutputModes: string[];
   pushNotifications: boolean;
-  /** Interfaces listed but not spoken here (gRPC, other versions), as `BINDING version at URL`. */
+  /** Interfaces listed but not spoken here (other bindings and versions), as `BINDING version at URL`. */
   unsupported: string[];
   /** The A2A-Lite facts of an a2a-lite agent (the lite-card extension), when the card has them. */
   lite?: Record<string, unknown>;
+  /** It offers an extended card to authenticated clients (1.0 `capabilities.extendedAgentCard`, 0.3 `supportsAuthenticatedExtendedCard`). */
+  extendedCard?: boolean;
 }
 
 const PREFERENCE: readonly [Binding, WireVersion][] = [
   ['JSONRPC', '1.0'],
   ['HTTP+JSON', '1.0'],
+  ['GRPC', '1.0'],
   ['JSONRPC', '0.3'],
 ];
 
@@ -54,10 +58,15 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
   const found: RemoteInterface[] = [];
   const unsupported: string[] = [];
   const consider = (url: string, binding: string, version: string, path: string, tenant?: string): void => {
-    const absolute = resolve(url, cardUrl, path);
     const wire = wireVersion(version);
     const normalized = binding.toUpperCase() === 'JSON-RPC' ? 'JSONRPC' : binding.toUpperCase() === 'REST' ? 'HTTP+JSON' : binding.toUpperCase();
-    if ((normalized === 'JSONRPC' || (normalized === 'HTTP+JSON' && wire === '1.0')) && wire !== undefined) {
+    // A gRPC interface's URL is a gRPC target (host:port), as the SDKs dial it, not a path to resolve.
+    const absolute = normalized === 'GRPC' ? grpcUrl(url, cardUrl) : resolve(url, cardUrl, path);
+    if (absolute === undefined) {
+      unsupported.push(`${binding} ${version || '?'} at ${url.slice(0, 200)} (not a gRPC target)`);
+      return;
+    }
+    if ((normalized === 'JSONRPC' || ((normalized === 'HTTP+JSON' || normalized === 'GRPC') && wire === '1.0')) && wire !== undefined) {
       const entry: RemoteInterface = { url: absolute, binding: normalized, version: wire };
       if (tenant !== undefined && tenant !== '' && wire === '1.0') entry.tenant = tenant;
       found.push(entry);
@@ -92,7 +101,7 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
     (entry, i, all) => all.findIndex((other) => other.url === entry.url && other.binding === entry.binding && other.version === entry.version && other.tenant === entry.tenant) === i,
   );
   if (ordered.length === 0) {
-    throw new LiteError('INVALID_CARD', `the agent offers no interface a2a-lite speaks (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0); it lists: ${unsupported.join(', ') || 'nothing'}`, {
+    throw new LiteError('INVALID_CARD', `the agent offers no interface a2a-lite speaks (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0, gRPC 1.0); it lists: ${unsupported.join(', ') || 'nothing'}`, {
       cardUrl,
       unsupported,
     });
@@ -117,6 +126,7 @@ export function readRemoteCard(value: unknown, cardUrl: string): RemoteCard {
   if (version !== undefined) result.version = version;
   const lite = liteExtension(capabilities);
   if (lite !== undefined) result.lite = lite;
+  if (capabilities.extendedAgentCard === true || card.supportsAuthenticatedExtendedCard === true) result.extendedCard = true;
   return result;
 }
 
@@ -230,6 +240,20 @@ function wireVersion(version: string): WireVersion | undefined {
   // 0.2 used the method names and shapes 0.3 keeps.
   if (/^0\.[23](\.\d+)?$/.test(version)) return '0.3';
   return undefined;
+}
+
+/**
+ * A gRPC interface's URL when it is one a2a-lite can dial: host:port, or a grpc(s)/http(s) URL
+ * of a host and port. A bare host:port (what gRPC clients take as a target) says nothing of TLS:
+ * on a card served over HTTPS it is dialled with TLS (grpcs://), as `serve` declares its port.
+ */
+function grpcUrl(url: string, cardUrl: string): string | undefined {
+  try {
+    grpcTarget(url);
+  } catch {
+    return undefined;
+  }
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && cardUrl.startsWith('https:') ? `grpcs://${url}` : url;
 }
 
 function resolve(url: string, base: string, path: string): string {

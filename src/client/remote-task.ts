@@ -63,7 +63,7 @@ export async function sendAndFollow(transport: Transport, message: TaskMessage, 
 /** A send that never reached the agent, or that a proxy or hub in front of it could not pass on. */
 function worthResending(error: unknown): boolean {
   if (!isLiteError(error)) return false;
-  if (error.code === 'PEER_UNREACHABLE') return error.details?.deadline !== true;
+  if (error.code === 'PEER_UNREACHABLE') return error.details?.deadline !== true && error.details?.tls === undefined;
   return error.code === 'PEER_ERROR' && [502, 503, 504].includes(error.details?.status as number);
 }
 

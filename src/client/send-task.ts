@@ -13,6 +13,7 @@ import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isTerminal, type TaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import type { AddressGuardOptions } from '../net/address-guard.js';
+import type { Binding } from '../model/remote-access.js';
 import { TASK_ID } from '../protocol/validate.js';
 import type { SavedFile } from './downloads.js';
 import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer, transportFor, type Peer } from './peer.js';
@@ -79,6 +80,8 @@ export interface SendRequest {
   markAnswered?: boolean;
   /** Check the address of every request (the card's, the agent's, each redirect) when it connects. */
   guard?: AddressGuardOptions;
+  /** Call the agent's interface of this binding (`send --transport`), not the one a2a-lite prefers. */
+  binding?: Binding;
 }
 
 export interface SendListener {
@@ -138,7 +141,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const attach = request.attach ?? [];
   if (text === '' && attach.length === 0) throw new LiteError('USAGE', 'send: give the task text, or attach a file');
 
-  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules), request.guard === undefined ? {} : { guard: request.guard });
+  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules), { ...(request.guard === undefined ? {} : { guard: request.guard }), ...(request.binding === undefined ? {} : { binding: request.binding }) });
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];

@@ -153,7 +153,7 @@ function isAccess(value: unknown): value is RemoteAccess {
     typeof access.cardUrl === 'string' &&
     Array.isArray(access.interfaces) &&
     access.interfaces.every(
-      (i) => typeof i?.url === 'string' && (i.binding === 'JSONRPC' || i.binding === 'HTTP+JSON') && (i.version === '1.0' || i.version === '0.3') && (i.tenant === undefined || typeof i.tenant === 'string'),
+      (i) => typeof i?.url === 'string' && (i.binding === 'JSONRPC' || i.binding === 'HTTP+JSON' || i.binding === 'GRPC') && (i.version === '1.0' || i.version === '0.3') && (i.tenant === undefined || typeof i.tenant === 'string'),
     ) &&
     typeof access.security === 'object' &&
     access.security !== null

@@ -9,11 +9,13 @@
 //   /hub/v1/…, /ard/search          the registry API (hub-api.ts)
 //   /console/                       the live console, when the hub serves it (console.ts)
 
-import { keyRingOf, withAuth, type AuthOptions } from '../a2a/server/auth.js';
+import { authenticator, keyRingOf, withAuth, type AuthOptions } from '../a2a/server/auth.js';
 import { outcomeOf, tell, type AuditSink } from '../a2a/server/audit.js';
 import { CAP_RETRY_SECONDS, type LimitOptions } from '../a2a/server/caller-limits.js';
 import { HubGuard } from './hub-guard.js';
-import { json, statusError, type A2AHandler } from '../a2a/server/http.js';
+import { askedVersion, json, statusError, type A2AHandler } from '../a2a/server/http.js';
+import { cardCompatProblem, type CardCompat } from '../a2a/server/card-shape.js';
+import { Forwarded } from './forwarded.js';
 import type { HttpRequest, HttpResponse, RequestHead } from '../net/http-types.js';
 import { ERROR_TABLE, isLiteError, LiteError } from '../errors.js';
 import { parseJson } from '../json-text.js';
@@ -51,6 +53,12 @@ export interface HubHandlerOptions {
    * token or a message's text. `hub --audit FILE` writes them as JSON lines.
    */
   audit?: AuditSink;
+  /**
+   * The agents' cards for clients that say no A2A-Version: `'1.0'` (default) passes the request
+   * on as it came (an a2a-lite agent then gives its strict 1.0 card); `'0.3'` asks the agent for
+   * its 0.3 card (A2A-Version 0.3), for 0.3 clients that send no version (card-shape.ts).
+   */
+  cardCompat?: CardCompat;
 }
 
 const DEFAULT_LINK: LinkOptions = { maxMessageBytes: 65 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };
@@ -62,6 +70,8 @@ const AGENT_PATH = /^\/agents\/([^/]+)(\/.*)?$/;
 const CARD_SUFFIXES = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 
 export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2AHandler {
+  const compatProblem = options.cardCompat === undefined ? undefined : cardCompatProblem(options.cardCompat);
+  if (compatProblem !== undefined) throw new LiteError('USAGE', compatProblem);
   const report = options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
   const link = options.link ?? DEFAULT_LINK;
   const keys = keyRingOf(options.auth ?? {});
@@ -83,7 +93,8 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
     return refused;
   };
   // The console's answer to any other method (405) is for those who may use the hub.
-  const guarded = withAuth(async (request, principal) => page?.(request) ?? route(hub, request, principal ?? ANONYMOUS, dialIn), { ...options.auth, ...(keys === undefined ? {} : { keys }) }, door);
+  const auth: AuthOptions = { ...options.auth, ...(keys === undefined ? {} : { keys }) };
+  const guarded = withAuth(async (request, principal) => page?.(request) ?? route(hub, request, principal ?? ANONYMOUS, dialIn), auth, authenticator(auth, door), door);
   const handler: A2AHandler = async (request) => {
     try {
       if (!METHODS.has(request.method)) return statusError(405, 'UNIMPLEMENTED', `the hub takes ${[...METHODS].join(', ')}`, { allow: [...METHODS].join(', ') });
@@ -95,7 +106,7 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
       if (limited !== undefined) return limited;
       if (open === 'console') return (page as NonNullable<typeof page>)(request) as HttpResponse;
       if (open === 'catalog') return await catalog(hub);
-      if (open !== undefined) return await hub.call(agentId(open.agent), request, open.card);
+      if (open !== undefined) return await hub.call(agentId(open.agent), cardRequest(request, options.cardCompat), open.card);
       return await guarded(request);
     } catch (error) {
       // A client's mistake, or an agent that could not be reached or answered wrongly (502),
@@ -125,6 +136,12 @@ function publicRoute(head: RequestHead, console: boolean): PublicRoute | undefin
   if (head.path === '/.well-known/ai-catalog.json') return 'catalog';
   const agent = AGENT_PATH.exec(head.path);
   return agent !== null && CARD_SUFFIXES.has(agent[2] ?? '') ? { agent: agent[1] as string, card: agent[2] as string } : undefined;
+}
+
+/** The card request as the agent gets it: with cardCompat 0.3, one that says no version asks for 0.3. */
+function cardRequest(request: HttpRequest, compat: CardCompat | undefined): HttpRequest {
+  if (compat !== '0.3' || askedVersion(request) !== '') return request;
+  return new Forwarded(request, request.path, request.body, { ...request.headers, 'a2a-version': '0.3' });
 }
 
 function isPublic(head: RequestHead, console: boolean): boolean {

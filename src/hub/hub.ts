@@ -10,6 +10,7 @@ import type { RestRoute, RpcCall } from '../a2a/server/request-reading.js';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardBase, pointedAt, rpcPathsOf } from './agent-card-view.js';
+import { EXTENDED_CARD_METHODS } from '../a2a/server/extended-card.js';
 import { clusterVia, HubCluster, type HubClusterOptions } from './cluster/hub-cluster.js';
 import { HealthBoard } from './health.js';
 import { HubEvents, type TaskSeen } from './hub-events.js';
@@ -229,7 +230,9 @@ export class Hub {
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
     response = relayedAnswer(response);
-    if (read.call === undefined && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response);
+    // The public card, and the extended one (in a JSON-RPC result or a REST body), name the hub.
+    const card = read.call === undefined ? 'body' : EXTENDED_CARD_METHODS.has(read.call.method) ? (read.call.binding === 'jsonrpc' ? 'result' : 'body') : undefined;
+    if (card !== undefined && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response, card);
     if (backend !== undefined && use !== undefined && use.kind !== 'none') {
       response = use.kind === 'list' ? await this.owners.filterList(backend, principal, response) : await this.owners.read(backend, principal, use.kind === 'send' && !use.message.taskId, response);
     }
@@ -246,12 +249,16 @@ export class Hub {
     this.events.close();
   }
 
-  private rewriteCard(id: string, url: string | undefined, response: Extract<HttpResponse, { body: string }>): HttpResponse {
+  /** `response` with the card it holds (its body, or its JSON-RPC `result`) pointed at the hub. */
+  private rewriteCard(id: string, url: string | undefined, response: Extract<HttpResponse, { body: string }>, where: 'body' | 'result'): HttpResponse {
     try {
-      const card = JSON.parse(response.body) as Record<string, unknown>;
+      const body = JSON.parse(response.body) as Record<string, unknown>;
+      const card = where === 'body' ? body : body.result;
+      if (typeof card !== 'object' || card === null || Array.isArray(card)) return response;
+      const pointed = pointedAt(card as Record<string, unknown>, url ?? cardBase(card as Record<string, unknown>), this.agentUrl(id));
       const headers = { ...response.headers };
       delete headers.etag;
-      return { ...response, headers, body: JSON.stringify(pointedAt(card, url ?? cardBase(card), this.agentUrl(id))) };
+      return { ...response, headers, body: JSON.stringify(where === 'body' ? pointed : { ...body, result: pointed }) };
     } catch {
       return response;
     }

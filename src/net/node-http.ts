@@ -4,13 +4,15 @@
 
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ERROR_TABLE } from '../errors.js';
+import { ERROR_TABLE, LiteError } from '../errors.js';
 import { readBody } from './body.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http-types.js';
 import { answeredByHead, flatHeaders, splitUrl } from './request-head.js';
 import { A2A_JSON } from '../media-types.js';
+import type { TlsCredentials } from './tls.js';
 
 export interface NodeAdapterOptions {
   /** Bodies over this size get 413 (default 4 MiB). */
@@ -213,8 +215,13 @@ export interface Upgrades {
 
 export interface Listening {
   server: Server;
-  /** `http://host:port` as clients should use it. */
+  /** `http://host:port` (or `https://` with TLS) as clients should use it. */
   url: string;
+  /**
+   * Serves new connections with `credentials` from now on (a renewed certificate); connections
+   * already open, and their streams, go on as they are. Only for a server started with TLS.
+   */
+  setTls(credentials: TlsCredentials): void;
   close(): Promise<void>;
 }
 
@@ -223,7 +230,7 @@ export interface Listening {
  * slow to send its request, or silent, gets 408 and is disconnected after `headersTimeout` or
  * `requestTimeout`; an idle keep-alive connection is closed after `keepAliveTimeout`.
  */
-export async function listen(handler: HttpHandler, options: NodeAdapterOptions & { port?: number; host?: string; upgrades?: Upgrades } = {}): Promise<Listening> {
+export async function listen(handler: HttpHandler, options: NodeAdapterOptions & { port?: number; host?: string; upgrades?: Upgrades; tls?: TlsCredentials } = {}): Promise<Listening> {
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   // node:http refuses a headers limit above the request limit; the request limit covers both.
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout || Infinity);
@@ -233,7 +240,10 @@ export async function listen(handler: HttpHandler, options: NodeAdapterOptions &
   const connectionsCheckingInterval = Math.max(5, Math.min(1000, Math.floor(shortest / 4)));
   const upgrades = options.upgrades;
   // Node 24.9 and later pass upgrades not taken to the request listener; before, upgrade.ts does.
-  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval, ...(upgrades === undefined ? {} : { shouldUpgradeCallback: upgrades.takes }) }, nodeListener(handler, options));
+  const settings = { headersTimeout, requestTimeout, connectionsCheckingInterval, handshakeTimeout: headersTimeout || 120_000, ...(upgrades === undefined ? {} : { shouldUpgradeCallback: upgrades.takes }) };
+  const tls = options.tls;
+  // An https server is an http one on TLS sockets: the same requests, upgrades and limits.
+  const server: Server = tls === undefined ? createServer(settings, nodeListener(handler, options)) : (createTlsServer({ ...settings, cert: tls.cert, key: tls.key }, nodeListener(handler, options)) as unknown as Server);
   if (upgrades !== undefined) server.on('upgrade', upgrades.listener);
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT;
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
@@ -242,7 +252,11 @@ export async function listen(handler: HttpHandler, options: NodeAdapterOptions &
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     server,
-    url: `http://${host}:${address.port}`,
+    url: `${tls === undefined ? 'http' : 'https'}://${host}:${address.port}`,
+    setTls: (credentials) => {
+      if (tls === undefined) throw new LiteError('USAGE', 'this server was started without TLS');
+      (server as unknown as TlsServer).setSecureContext({ cert: credentials.cert, key: credentials.key });
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

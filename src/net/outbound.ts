@@ -10,6 +10,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { LiteError } from '../errors.js';
 import { checkAddress, pinnedLookup, type AddressGuardOptions } from './address-guard.js';
+import { certificateRefusal, clientTls, isCertificateError } from './tls.js';
 
 /** An answer as it arrives: status, headers, and the body still to be read (or destroyed). */
 export type IncomingAnswer = IncomingMessage;
@@ -108,11 +109,16 @@ async function send(url: URL, method: string, headers: Record<string, string>, b
         ...(guarded === undefined ? {} : { lookup: pinnedLookup(guarded) }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+        ...(secure ? clientTls() : {}),
       },
       resolve,
     );
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${(options.timeoutMs ?? 0) / 1000} s`), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
+    req.on('error', (error) => {
+      if (!isCertificateError(error)) return reject(error);
+      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      void certificateRefusal(error, host, Number(url.port || 443), guarded?.address).then(reject);
+    });
     if (options.noDelay) req.setNoDelay(true);
     req.end(body);
   });

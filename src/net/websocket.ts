@@ -11,6 +11,7 @@ import WebSocket, { WebSocketServer, type ClientOptions, type ServerOptions } fr
 import { LiteError } from '../errors.js';
 import { statusError, type HttpRequest, type HttpResponse } from './http-types.js';
 import { BATCH_BYTES, LENGTH_BYTES, packFrames, unpackFrames } from './link-batch.js';
+import { certificateRefusal, clientTls, isCertificateError } from './tls.js';
 
 /** The relay's first subprotocol: each of its frames (frames.ts) is one binary message. */
 export const RELAY_PROTOCOL = 'a2a-lite-relay.v1';
@@ -282,7 +283,7 @@ export type Dialled = { link: WebSocketLink } | { response: IncomingMessage };
 export function dialLink(url: string, headers: Record<string, string>, options: LinkOptions, signal: AbortSignal): Promise<Dialled> {
   if (signal.aborted) return Promise.reject(new Error('the dial was aborted'));
   return new Promise((resolve, reject) => {
-    const client: ClientOptions = { headers: { ...headers, accept: 'text/event-stream' }, followRedirects: false, ...settings(options) };
+    const client: ClientOptions = { headers: { ...headers, accept: 'text/event-stream' }, followRedirects: false, ...settings(options), ...clientTls() };
     const ws = new WebSocket(url, spoken(options), client);
     const abort = (): void => ws.terminate();
     signal.addEventListener('abort', abort, { once: true });
@@ -299,6 +300,11 @@ export function dialLink(url: string, headers: Record<string, string>, options: 
     });
     // Before the link is open: the connection failed (a system error, with its code), or the
     // hub answered the handshake wrongly (no code). After, the link's own listener says why.
-    ws.on('error', (error: Error & { code?: string }) => reject(error.code === undefined ? new Error(`the hub answered the WebSocket handshake wrongly: ${error.message}`) : error));
+    ws.on('error', (error: Error & { code?: string }) => {
+      if (isCertificateError(error)) {
+        const target = new URL(url);
+        void certificateRefusal(error, target.hostname.replace(/^\[|\]$/g, ''), Number(target.port || 443)).then(reject);
+      } else reject(error.code === undefined ? new Error(`the hub answered the WebSocket handshake wrongly: ${error.message}`) : error);
+    });
   });
 }

@@ -1,6 +1,7 @@
 // The plugin's settings (`plugins.entries.a2a-lite.config` in OpenClaw's config), read strictly:
 // an unknown key or a wrong type is refused with its name, as OpenClaw refuses any config error.
 
+import { isAbsolute } from 'node:path';
 import { ENV_NAME, TokenRules, type TokenBinding } from '../client/token-rules.js';
 import { LiteError } from '../errors.js';
 
@@ -22,6 +23,8 @@ export interface PluginConfig {
    * token is for (default none): the model may pick among them, never name another.
    */
   tokens: TokenBinding[];
+  /** Certificate authorities (PEM files, absolute paths) trusted besides the system's for HTTPS and WSS. */
+  tlsCa?: string[];
 }
 
 /** The same rules as JSON Schema, for the manifest. */
@@ -35,6 +38,12 @@ export const CONFIG_JSON_SCHEMA = {
     checkOutbound: { type: 'boolean', description: 'Refuse outgoing messages that break the A2A-Lite protocol or carry a credential (default true)' },
     allowPrivateNetworks: { type: 'boolean', description: 'Let discover and send reach agents on this machine or the local network (default false; link-local and cloud metadata addresses never)' },
     lang: { type: 'string', enum: ['zh', 'en'], description: 'Language of the [A2A:card] reply (default: that of the question)' },
+    tlsCa: {
+      type: 'array',
+      maxItems: 20,
+      description: "Certificate authorities to trust besides the system's for every HTTPS and WSS connection the tools make: absolute paths of PEM files, e.g. a private CA's (default none)",
+      items: { type: 'string' },
+    },
     tokens: {
       type: 'array',
       maxItems: 100,
@@ -78,6 +87,13 @@ export function readConfig(value: unknown): PluginConfig {
     config.lang = given.lang;
   }
   if (given.tokens !== undefined) config.tokens = readTokens(given.tokens);
+  if (given.tlsCa !== undefined) {
+    const paths = given.tlsCa;
+    if (!Array.isArray(paths) || paths.length > CONFIG_JSON_SCHEMA.properties.tlsCa.maxItems || !paths.every((path) => typeof path === 'string' && isAbsolute(path))) {
+      throw new LiteError('USAGE', `the a2a-lite plugin config: tlsCa is a list of at most ${CONFIG_JSON_SCHEMA.properties.tlsCa.maxItems} absolute paths of PEM files`);
+    }
+    config.tlsCa = paths as string[];
+  }
   return config;
 }
 

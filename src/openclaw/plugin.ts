@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { configSchema, readConfig, tokenRulesOf, type PluginConfig } from './config.js';
+import { trustAuthorities } from '../net/tls.js';
 import type { AgentTool, HostApi, ToolContext } from './host.js';
 import { onInbound, onOutbound } from './hooks.js';
 import { agentOfSession, storesFor, workspaceOf } from './place.js';
@@ -47,6 +48,8 @@ export function toolsFor(config: PluginConfig, context: ToolContext, api: Pick<H
 
 export function register(api: HostApi): void {
   const config = readConfig(api.pluginConfig);
+  // Read once, at start: a file that is not a certificate stops the plugin with its name.
+  if (config.tlsCa !== undefined) trustAuthorities(config.tlsCa);
   api.registerTool((context) => toolsFor(config, context, api), { names: TOOL_NAMES });
   const deps = {
     config,

@@ -7,6 +7,8 @@ import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { textOf } from '../../src/model/task.js';
 import { listen } from '../../src/net/node-http.js';
+import type { GrpcServer } from '../../src/net/grpc-server.js';
+import { serveGrpc } from '../../src/serve/grpc-service.js';
 
 export interface LitePeer {
   url: string;
@@ -18,7 +20,7 @@ export interface LitePeer {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startLitePeer(options: { token?: string } = {}): Promise<LitePeer> {
+export async function startLitePeer(options: { token?: string; grpc?: boolean } = {}): Promise<LitePeer> {
   const received: unknown[] = [];
   const cancelled: string[] = [];
   const streams = new Set<ServerResponse>();
@@ -86,8 +88,10 @@ export async function startLitePeer(options: { token?: string } = {}): Promise<L
     },
   });
   let url = '';
-  const handler = createA2AHandler({ agent, baseUrl: () => url, ...(options.token ? { auth: { bearerTokens: [options.token] } } : {}) });
+  const served: { grpc?: GrpcServer } = {};
+  const handler = createA2AHandler({ agent, baseUrl: () => url, grpcUrl: () => served.grpc?.target, ...(options.token ? { auth: { bearerTokens: [options.token] } } : {}) });
   const server = await listen(handler);
+  if (options.grpc === true) served.grpc = await serveGrpc(handler, { host: '127.0.0.1', port: 0 });
   server.server.on('request', (req, res: ServerResponse) => {
     if (!(req.headers.accept ?? '').includes('text/event-stream') && !(req.url ?? '').includes(':stream') && !(req.url ?? '').includes(':subscribe')) return;
     streams.add(res);
@@ -102,6 +106,7 @@ export async function startLitePeer(options: { token?: string } = {}): Promise<L
     close: async () => {
       cutStreams();
       await agent.shutdown('the test peer stopped');
+      await served.grpc?.close(100);
       await server.close();
     },
   };

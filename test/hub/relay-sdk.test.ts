@@ -33,7 +33,8 @@ const CLIENTS: [string, Connect][] = [
   [
     '0.3 JSON-RPC',
     async (url) => {
-      const raw = (await (await fetch(new URL('.well-known/agent-card.json', url))).json()) as { url: string };
+      // The card a 0.3 client gets (it says so): the one with the 0.3 `url`.
+      const raw = (await (await fetch(new URL('.well-known/agent-card.json', url), { headers: { 'A2A-Version': '0.3' } })).json()) as { url: string };
       const card = await new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).resolve(url);
       return new Client(new LegacyJsonRpcTransport({ endpoint: raw.url }), card);
     },

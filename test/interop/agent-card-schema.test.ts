@@ -1,6 +1,7 @@
-// The card `serve` publishes, fetched over real HTTP in every configuration that changes it: a
-// 1.0 client's card must pass the A2A 1.0 AgentCard schema, whose objects are closed, and the
-// card anyone else gets must still hold what a 0.3 client reads.
+// The card `serve` publishes, fetched over real HTTP in every configuration that changes it: the
+// card a 1.0 client gets, and the one a client that says no version gets, must pass the A2A 1.0
+// AgentCard schema, whose objects are closed; the card a 0.3 client gets (A2A-Version 0.3, the
+// older /.well-known/agent.json, or any request with cardCompat 0.3) must still hold what it reads.
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,6 +31,7 @@ interface Setup {
   auth?: A2AHandlerOptions['auth'];
   push?: boolean;
   extensions?: A2AHandlerOptions['extensions'];
+  extendedCard?: A2AHandlerOptions['extendedCard'];
 }
 
 const running: { server: Listening; push?: PushSender }[] = [];
@@ -40,8 +42,11 @@ afterEach(async () => {
   }
 });
 
-/** Serves a handler set up as `setup` says on 127.0.0.1 and fetches its card as 1.0 and as anyone. */
-async function cardsOf(setup: Setup): Promise<{ v1: Json; hybrid: Json; url: string }> {
+/**
+ * Serves a handler set up as `setup` says on 127.0.0.1 and fetches its card as a 1.0 client, as
+ * one that says no version, as a 0.3 client and at the older path.
+ */
+async function cardsOf(setup: Setup): Promise<{ v1: Json; unsaid: Json; hybrid: Json; legacyPath: Json; url: string }> {
   const store = new MemoryTaskStore();
   const agent = createAgent({ card: setup.card ?? jiajiaCard(), store, onTask: (task) => `echo: ${task.text}` });
   const push = setup.push ? await startPushSender({ agent, store }) : undefined;
@@ -49,16 +54,17 @@ async function cardsOf(setup: Setup): Promise<{ v1: Json; hybrid: Json; url: str
   const options: A2AHandlerOptions = { agent, baseUrl: () => url };
   if (setup.auth !== undefined) options.auth = setup.auth;
   if (setup.extensions !== undefined) options.extensions = setup.extensions;
+  if (setup.extendedCard !== undefined) options.extendedCard = setup.extendedCard;
   if (push !== undefined) options.push = push;
   const server = await listen(createA2AHandler(options), { host: '127.0.0.1', port: 0 });
   running.push(push === undefined ? { server } : { server, push });
   url = server.url;
-  const fetchCard = async (headers: Record<string, string>): Promise<Json> => {
-    const response = await fetch(`${url}/.well-known/agent-card.json`, { headers });
+  const fetchCard = async (headers: Record<string, string>, path = '/.well-known/agent-card.json'): Promise<Json> => {
+    const response = await fetch(`${url}${path}`, { headers });
     expect(response.status).toBe(200);
     return (await response.json()) as Json;
   };
-  return { v1: await fetchCard({ 'A2A-Version': '1.0' }), hybrid: await fetchCard({}), url };
+  return { v1: await fetchCard({ 'A2A-Version': '1.0' }), unsaid: await fetchCard({}), hybrid: await fetchCard({ 'A2A-Version': '0.3' }), legacyPath: await fetchCard({}, '/.well-known/agent.json'), url };
 }
 
 const skillsWithEveryMode = mexicoCard({
@@ -82,7 +88,8 @@ const SETUPS: [string, Setup][] = [
   ['a card with channels and a version', { card: jiajiaCard() }],
   ['a card with neither channels nor a version', { card: withoutChannels }],
   ['extra extensions, required or not, with params or without', { extensions: [{ uri: 'https://example.org/ext/a/v1', description: 'A' }, { uri: 'https://example.org/ext/b/v1', description: 'B', required: true, params: { depth: 2, tags: ['x'] } }] }],
-  ['everything at once', { card: skillsWithEveryMode, auth: { bearerTokens: ['t'], apiKeys: ['k'] }, push: true, extensions: [{ uri: 'https://example.org/ext/c/v1', description: 'C', params: {} }] }],
+  ['an extended card', { auth: { bearerTokens: ['t'] }, extendedCard: { skills: [{ id: 'audit', name: 'Audit', description: 'Audits a ledger' }] } }],
+  ['everything at once', { card: skillsWithEveryMode, auth: { bearerTokens: ['t'], apiKeys: ['k'] }, push: true, extensions: [{ uri: 'https://example.org/ext/c/v1', description: 'C', params: {} }], extendedCard: { description: 'More' } }],
 ];
 
 describe('the card served to a 1.0 client passes the A2A 1.0 AgentCard schema', () => {
@@ -123,6 +130,14 @@ describe('the card served to a 1.0 client passes the A2A 1.0 AgentCard schema', 
     const { v1 } = await cardsOf(setup);
     expect(schemaErrors(v1)).toEqual([]);
   });
+});
+
+describe('the card served to a client that says no version passes the same schema', () => {
+  it.each(SETUPS)('with %s', async (_name, setup) => {
+    const { v1, unsaid } = await cardsOf(setup);
+    expect(schemaErrors(unsaid)).toEqual([]);
+    expect(unsaid).toEqual(v1);
+  });
 
   it('declares what each setup turns on, in 1.0 form only', async () => {
     const { v1, url } = await cardsOf(SETUPS.at(-1)![1]);
@@ -131,7 +146,7 @@ describe('the card served to a 1.0 client passes the A2A 1.0 AgentCard schema', 
       apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
     });
     expect(v1.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }]);
-    expect(v1.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: false });
+    expect(v1.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: true });
     expect((v1.capabilities as { extensions: Json[] }).extensions).toEqual([
       { uri: LITE_CARD_EXTENSION, description: expect.any(String), required: false, params: { protocol: 'a2a-lite/1.0', id: 'mexico', framework: 'openclaw', channels: ['discord:mexico'] } },
       { uri: RESUME_EXTENSION, description: expect.any(String), required: false, params: { header: 'Last-Event-ID', param: 'lastEventId' } },
@@ -148,7 +163,7 @@ describe('the card served to a 1.0 client passes the A2A 1.0 AgentCard schema', 
 });
 
 describe('a2a-lite serve itself', () => {
-  it('gives a 1.0 client a card the schema accepts, and anyone else the 0.3 fields, with push and both kinds of auth on', async () => {
+  it('gives a 1.0 client and one that says no version a card the schema accepts, and a 0.3 client the 0.3 fields, with push and both kinds of auth on', async () => {
     const home = tempHome('card-schema');
     const made = cli(['card', 'init', '--id', 'carded', '--name', 'Carded', '--channel', 'discord:carded', '--skill', JSON.stringify({ id: 'see', name: 'See', description: 'Looks at images', inputModes: ['image'], outputModes: ['text', 'file'] })], { home });
     expect(made.code, made.stderr).toBe(0);
@@ -158,16 +173,18 @@ describe('a2a-lite serve itself', () => {
     const cardAt = async (headers: Record<string, string>) => (await (await fetch(`${server.info.url}/.well-known/agent-card.json`, { headers })).json()) as Json;
     const v1 = await cardAt({ 'A2A-Version': '1.0' });
     expect(schemaErrors(v1)).toEqual([]);
+    expect(schemaErrors(await cardAt({}))).toEqual([]);
     expect(Object.keys(v1.securitySchemes as Json)).toEqual(['bearer', 'apiKey']);
     expect(v1.capabilities).toMatchObject({ pushNotifications: true });
-    expect(await cardAt({})).toMatchObject({ url: `${server.info.url}/jsonrpc`, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', security: [{ bearer: [] }, { apiKey: [] }] });
+    expect(await cardAt({ 'A2A-Version': '0.3' })).toMatchObject({ url: `${server.info.url}/jsonrpc`, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', security: [{ bearer: [] }, { apiKey: [] }] });
   });
 });
 
-describe('the card served to anyone else still serves a 0.3 client', () => {
+describe('the card served to a 0.3 client still holds what it reads', () => {
   it.each(SETUPS)('with %s', async (_name, setup) => {
-    const { v1, hybrid, url } = await cardsOf(setup);
-    expect(hybrid).toMatchObject({ url: `${url}/jsonrpc`, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', supportsAuthenticatedExtendedCard: false });
+    const { v1, hybrid, legacyPath, url } = await cardsOf(setup);
+    expect(legacyPath).toEqual(hybrid);
+    expect(hybrid).toMatchObject({ url: `${url}/jsonrpc`, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', supportsAuthenticatedExtendedCard: setup.extendedCard !== undefined });
     // Everything a 1.0 client reads is there too, the schemes aside, which carry both forms.
     const { securitySchemes, ...rest } = v1;
     expect(hybrid).toMatchObject(rest);

@@ -47,7 +47,7 @@ beforeAll(async () => {
   clients['JSON-RPC 1.0'] = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: watch('JSON-RPC 1.0') })] }).createFromUrl(url);
   clients['HTTP+JSON 1.0'] = await new ClientFactory({ transports: [new RestTransportFactory({ fetchImpl: watch('HTTP+JSON 1.0') })] }).createFromUrl(url);
   // The SDK reads our card as 1.0; its 0.3 transport is aimed at the card's 0.3 `url` by hand.
-  const raw = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { url: string };
+  const raw = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } })).json()) as { url: string };
   const card = await new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).resolve(url);
   clients['JSON-RPC 0.3'] = new Client(new LegacyJsonRpcTransport({ endpoint: raw.url, fetchImpl: watch('JSON-RPC 0.3') }), card);
 }, 30_000);

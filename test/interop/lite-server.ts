@@ -4,12 +4,23 @@ import { createA2AHandler } from '../../src/a2a/server/handler.js';
 import { jiajiaCard } from '../../src/card/examples.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { listen, type Listening } from '../../src/net/node-http.js';
+import { serveGrpc } from '../../src/serve/grpc-service.js';
+import type { GrpcServer } from '../../src/net/grpc-server.js';
+import type { AuthOptions } from '../../src/a2a/server/auth.js';
 
 export interface LiteServer extends Listening {
   release(): void;
+  /** The gRPC binding, when asked for: its card declares it. */
+  grpc?: GrpcServer;
 }
 
-export async function startLiteServer(): Promise<LiteServer> {
+export interface LiteServerOptions {
+  /** Serve the gRPC binding too, on a port of its own. */
+  grpc?: boolean;
+  auth?: AuthOptions;
+}
+
+export async function startLiteServer(options: LiteServerOptions = {}): Promise<LiteServer> {
   let release = () => {};
   let gate = new Promise<void>((resolve) => (release = resolve));
   const agent = createAgent({
@@ -41,10 +52,20 @@ export async function startLiteServer(): Promise<LiteServer> {
     },
   });
   let url = '';
-  const server = await listen(createA2AHandler({ agent, baseUrl: () => url }));
+  // The gRPC server starts after the handler it serves; the card reads its address per request.
+  const served: { grpc?: GrpcServer } = {};
+  const handler = createA2AHandler({ agent, baseUrl: () => url, grpcUrl: () => served.grpc?.target, ...(options.auth === undefined ? {} : { auth: options.auth }) });
+  const server = await listen(handler);
   url = server.url;
+  const grpc = options.grpc ? await serveGrpc(handler, { host: '127.0.0.1', port: 0 }) : undefined;
+  if (grpc !== undefined) served.grpc = grpc;
   return {
     ...server,
+    ...(grpc === undefined ? {} : { grpc }),
+    close: async () => {
+      await grpc?.close(100);
+      await server.close();
+    },
     release: () => {
       release();
       gate = new Promise<void>((resolve) => (release = resolve));

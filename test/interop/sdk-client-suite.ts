@@ -3,7 +3,7 @@
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startLiteServer, type LiteServer } from './lite-server.js';
+import { startLiteServer, type LiteServer, type LiteServerOptions } from './lite-server.js';
 import { asTask, describeStream, listRequest, send, sendConfiguration, sendRequest, start, textOf, userMessage } from './sdk-requests.js';
 
 export interface SdkSession {
@@ -25,11 +25,11 @@ export interface SdkClientSuiteOptions {
  * Starts our server before the file's tests and connects the client `connect` makes; closes the
  * server after them. The session's fields can be read once the tests run.
  */
-export function sdkSession(connect: (server: LiteServer) => Promise<Client>): SdkSession {
+export function sdkSession(connect: (server: LiteServer) => Promise<Client>, serverOptions: LiteServerOptions = {}): SdkSession {
   let server: LiteServer | undefined;
   let client: Client | undefined;
   beforeAll(async () => {
-    server = await startLiteServer();
+    server = await startLiteServer(serverOptions);
     client = await connect(server);
   });
   afterAll(async () => {

@@ -27,7 +27,8 @@ const sseResults = (body: string): Json[] =>
     .map((line) => (JSON.parse(line.slice('data: '.length)) as { result: Json }).result);
 
 const session = sdkSession(async (server) => {
-  rawCard = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as Json;
+  // The card a client that says it speaks 0.3 gets: the hybrid (card-shape.ts).
+  rawCard = (await (await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } })).json()) as Json;
   // Route B: the SDK resolves the hybrid card as 1.0, so the 0.3 transport is chosen by hand,
   // aimed at the card's 0.3 `url`.
   const card = await new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).resolve(server.url);
@@ -53,7 +54,7 @@ describe('our card, as 0.3 and 1.0 clients read it', () => {
     for (const skill of rawCard.skills as Json[]) expect(skill).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
   });
 
-  it('is served at the older /.well-known/agent.json too', async () => {
+  it('is served at the older /.well-known/agent.json too, to a client that says no version', async () => {
     expect(await (await fetch(`${session.server.url}/.well-known/agent.json`)).json()).toEqual(rawCard);
   });
 

@@ -59,7 +59,7 @@ describe('an extension the card marks required, and the official SDK client', ()
   });
 
   it('refuses every call over JSON-RPC 0.3 until the client activates it (X-A2A-Extensions)', async () => {
-    const rawCard = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as { url: string };
+    const rawCard = (await (await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } })).json()) as { url: string };
     const card = await new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).resolve(server.url);
     const client = new Client(new LegacyJsonRpcTransport({ endpoint: rawCard.url }), card as AgentCard);
     expect(client.protocolVersion).toBe('0.3');

@@ -29,7 +29,8 @@ const bodyOf = (r: HttpResponse) => ('body' in r ? r.body : '');
 
 describe('authentication', () => {
   it('keeps the card public and declares the schemes in both versions', async () => {
-    const response = await handle({ method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' });
+    // The card a 0.3 client asks for holds the schemes in both forms.
+    const response = await handle({ method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: { 'a2a-version': '0.3' }, body: '' });
     const card = JSON.parse(bodyOf(response));
     expect(response.status).toBe(200);
     expect(card.securitySchemes).toEqual({

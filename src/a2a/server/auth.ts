@@ -65,26 +65,20 @@ export function keyRingOf(options: AuthOptions): KeyRing | undefined {
 }
 
 /**
- * Wraps `handler` so that only requests with a valid credential reach it, each with the
- * principal of its credential. Throws USAGE when two principals share a secret: whose request
- * it is would then be a guess.
+ * Who made a request, from its head: `{ principal }` (undefined when auth is off), or the
+ * answer that refuses it (401, or 429 once its address failed too often). Every binding asks
+ * the same one: HTTP below, gRPC with its metadata as the headers.
  */
-export function withAuth(handler: AuthenticatedHandler, options: AuthOptions, admission?: Admission): A2AHandler {
-  /** Requests already let through by the check before their body: each is admitted once. */
-  const admitted = new WeakSet<object>();
-  const admit = (head: RequestHead, principal: string | undefined): HttpResponse | undefined => {
-    if (admission === undefined || admitted.has(head.headers)) return undefined;
-    const refusal = admission.admit(head, principal);
-    if (refusal === undefined) admitted.add(head.headers);
-    return refusal;
-  };
+export type Authenticator = (head: RequestHead & { principal?: string }) => { principal: string | undefined } | { refusal: HttpResponse };
+
+/**
+ * Checks credentials as `options` say (its `keys`, read per request). Throws USAGE when two
+ * principals share a secret: whose request it is would then be a guess. `admission` hears of
+ * each request refused for want of a credential, and is asked first whether its address may go on.
+ */
+export function authenticator(options: AuthOptions, admission?: Admission): Authenticator {
   const keys = keyRingOf(options);
-  if (keys === undefined) {
-    if (admission === undefined) return (request) => handler(request, request.principal);
-    const open: A2AHandler = async (request) => admit(request, request.principal) ?? handler(request, request.principal);
-    open.beforeBody = (head) => admit(head, undefined);
-    return open;
-  }
+  if (keys === undefined) return (head) => ({ principal: head.principal });
   const header = (options.apiKeyHeader ?? 'X-API-Key').toLowerCase();
   const limit = options.maxFailuresPerMinute ?? 30;
   const now = options.now ?? Date.now;
@@ -99,21 +93,11 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions, ad
       // Telling is a courtesy: the answer is 429 either way.
     }
   };
-  const challenge = keys.bearer || !keys.apiKey ? 'Bearer realm="a2a-lite"' : `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"`;
-
-  /**
-   * Principals already found for a request's headers, by the check before its body: the socket
-   * adapters hand the handler the same headers object, so its credential is digested once.
-   */
-  const found = new WeakMap<object, string>();
-  const principalFor = (request: RequestHead & { principal?: string }): string | undefined =>
-    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
-    request.principal ?? found.get(request.headers) ?? keys.principalOf(request, header);
-  const isPublic = (request: RequestHead): boolean => PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
+  const challenge = challengeFor({ ...options, keys });
 
   /** 401 for a request without a valid credential, or 429 once its address failed too often. */
   const refuse = (request: RequestHead): HttpResponse => {
-    const limited = admit(request, undefined);
+    const limited = admission?.admit(request, undefined);
     if (limited !== undefined) return limited;
     // A valid credential always passes: a stranger's failures from the same address (or from
     // behind the same proxy) must not lock out a client that has the right token. Only failures
@@ -136,21 +120,62 @@ export function withAuth(handler: AuthenticatedHandler, options: AuthOptions, ad
     admission?.refused(request, false);
     return statusError(401, 'UNAUTHENTICATED', 'missing or invalid credentials', { 'www-authenticate': challenge });
   };
+  return (head) => {
+    // A principal vouched for in-process (the hub's relay) needs no credential of its own.
+    const principal = head.principal ?? keys.principalOf(head, header);
+    return principal === undefined ? { refusal: refuse(head) } : { principal };
+  };
+}
+
+/**
+ * Wraps `handler` so that only requests with a valid credential reach it, each with the
+ * principal of its credential (see `authenticator`), and each admitted once by `admission`
+ * (the limits per caller), before its body when the adapter asks.
+ */
+export function withAuth(handler: AuthenticatedHandler, options: AuthOptions, check: Authenticator = authenticator(options), admission?: Admission): A2AHandler {
+  /** Requests already let through by the check before their body: each is admitted once. */
+  const admitted = new WeakSet<object>();
+  const admit = (head: RequestHead, principal: string | undefined): HttpResponse | undefined => {
+    if (admission === undefined || admitted.has(head.headers)) return undefined;
+    const refusal = admission.admit(head, principal);
+    if (refusal === undefined) admitted.add(head.headers);
+    return refusal;
+  };
+  if (!authEnabled(options)) {
+    if (admission === undefined) return (request) => handler(request, request.principal);
+    const open: A2AHandler = async (request) => admit(request, request.principal) ?? handler(request, request.principal);
+    open.beforeBody = (head) => admit(head, undefined);
+    return open;
+  }
+  /**
+   * Principals already found for a request's headers, by the check before its body: the socket
+   * adapters hand the handler the same headers object, so its credential is digested once.
+   */
+  const found = new WeakMap<object, string>();
+  const isPublic = (request: RequestHead): boolean => PUBLIC_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
 
   const guarded: A2AHandler = async (request) => {
     if (isPublic(request)) return admit(request, undefined) ?? handler(request, undefined);
-    const principal = principalFor(request);
-    if (principal === undefined) return refuse(request);
-    return admit(request, principal) ?? handler(request, principal);
+    const known = request.principal ?? found.get(request.headers);
+    if (known !== undefined) return admit(request, known) ?? handler(request, known);
+    const checked = check(request);
+    if ('refusal' in checked) return checked.refusal;
+    return admit(request, checked.principal) ?? handler(request, checked.principal);
   };
   guarded.beforeBody = (head) => {
     if (isPublic(head)) return admit(head, undefined);
-    const principal = principalFor(head);
-    if (principal === undefined) return refuse(head);
-    found.set(head.headers, principal);
-    return admit(head, principal);
+    const checked = check(head);
+    if ('refusal' in checked) return checked.refusal;
+    if (checked.principal !== undefined) found.set(head.headers, checked.principal);
+    return admit(head, checked.principal);
   };
   return guarded;
+}
+
+/** The WWW-Authenticate challenge of a 401: the bearer scheme, unless only API keys are taken. */
+export function challengeFor(options: AuthOptions): string {
+  const keysOnly = options.keys !== undefined ? !options.keys.bearer && options.keys.apiKey : (options.bearerTokens?.length ?? 0) === 0 && (options.apiKeys?.length ?? 0) > 0;
+  return keysOnly ? `ApiKey realm="a2a-lite", header="${options.apiKeyHeader ?? 'X-API-Key'}"` : 'Bearer realm="a2a-lite"';
 }
 
 function lockoutToStderr(address: string, limit: number): void {

@@ -36,15 +36,12 @@ export class CallGate {
   private readonly agentId: string;
 
   /**
-   * Runs `run` (the binding running `call`), with the caps checked through `context` and the
-   * outcome written to the audit trail; `run` reports the method's failures to the reporter it
-   * is given.
+   * Sets the caps of `call` on `context` (checked when the method runs); returns what to call
+   * once it ran, with the error it failed with: it writes the audit line and gives the outcome.
    */
-  async around(call: GatedCall, request: HttpRequest, principal: string | undefined, context: MethodContext, report: ErrorReporter, run: (report: ErrorReporter) => Promise<HttpResponse>): Promise<HttpResponse> {
-    const address = request.remoteAddress;
+  start(call: GatedCall, address: string | undefined, principal: string | undefined, context: MethodContext): (failure?: { error: unknown }) => string {
     const action = auditedAction(call.method);
     let task = action === undefined ? undefined : taskIdOf(call.params);
-    let outcome: string | undefined;
     if (isStreamingMethod(call.method) && this.limits.options.maxStreams !== undefined) context.beforeRun = () => this.limits.checkStreams(principal, address);
     if (this.tasks !== undefined || action === 'send') {
       context.onTaskStart = (started) => {
@@ -52,17 +49,41 @@ export class CallGate {
         task = started.id;
       };
     }
+    return (failure) => {
+      const outcome = failure === undefined ? 'ok' : outcomeOf(failure.error);
+      if (action !== undefined) {
+        tell(this.audit, { action, ...(principal === undefined ? {} : { principal }), ...(address === undefined ? {} : { address }), agent: this.agentId, ...(task === undefined ? {} : { task }), outcome });
+      }
+      return outcome;
+    };
+  }
+
+  /**
+   * Runs `run` (the binding running `call`), with the caps checked through `context` and the
+   * outcome written to the audit trail; `run` reports the method's failures to the reporter it
+   * is given.
+   */
+  async around(call: GatedCall, request: HttpRequest, principal: string | undefined, context: MethodContext, report: ErrorReporter, run: (report: ErrorReporter) => Promise<HttpResponse>): Promise<HttpResponse> {
+    const address = request.remoteAddress;
+    const finish = this.start(call, address, principal, context);
+    let failure: { error: unknown } | undefined;
     let response = await run((error, where) => {
-      outcome ??= outcomeOf(error);
+      failure ??= { error };
       report(error, where);
     });
-    if (action !== undefined) {
-      tell(this.audit, { action, ...(principal === undefined ? {} : { principal }), ...(address === undefined ? {} : { address }), agent: this.agentId, ...(task === undefined ? {} : { task }), outcome: outcome ?? 'ok' });
-    }
     // A JSON-RPC error rides in a 200; a caller over its limits is told so in HTTP terms too.
-    if (outcome === 'RATE_LIMITED') response = { ...response, status: 429, headers: { ...response.headers, 'retry-after': String(CAP_RETRY_SECONDS) } };
-    if (this.tracking && 'events' in response) response = this.limits.streams.track(principal ?? address ?? 'unknown', response);
-    return response;
+    if (finish(failure) === 'RATE_LIMITED') response = { ...response, status: 429, headers: { ...response.headers, 'retry-after': String(CAP_RETRY_SECONDS) } };
+    return this.track(principal ?? address, response);
+  }
+
+  /** `response`'s stream counted as `caller`'s, when streams are counted. */
+  track(caller: string | undefined, response: HttpResponse): HttpResponse {
+    return this.tracking && 'events' in response ? this.limits.streams.track(caller ?? 'unknown', response) : response;
+  }
+
+  /** A stream of another binding (gRPC), counted as `caller`'s when streams are counted. */
+  trackEvents<T>(caller: string | undefined, events: AsyncIterable<T>): AsyncIterable<T> {
+    return this.tracking ? this.limits.streams.events(caller ?? 'unknown', events) : events;
   }
 }
 

@@ -5,16 +5,20 @@
 import { createHash } from 'node:crypto';
 import type { LiteCard } from '../../card/types.js';
 import type { Agent } from '../../runtime/agent.js';
-import { toAgentCardV1, toHybridAgentCard, type CardExtension } from '../wire/agent-card.js';
+import { toAgentCardV1, toHybridAgentCard, type CardExtension, type CardOptions } from '../wire/agent-card.js';
 import { retentionExtension } from '../wire/retention-extension.js';
-import { keyRingOf, withAuth, type AuthOptions } from './auth.js';
+import { authenticator, keyRingOf, withAuth, type Admission, type AuthOptions, type Authenticator } from './auth.js';
 import type { AuditSink } from './audit.js';
 import { admission, CallGate } from './call-gate.js';
 import { CallerLimits, type LimitOptions } from './caller-limits.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
-import { askedVersion, json, statusError, type A2AHandler } from './http.js';
+import { json, statusError, type A2AHandler, type CallOutcome, type MethodCall } from './http.js';
+import { cardCompatProblem, cardShapeFor, type CardCompat } from './card-shape.js';
+import { EXTENDED_CARD_METHODS, extendedCards, isAuthenticated, privateAnswer, unauthenticated, type ExtendedCardSource } from './extended-card.js';
 import { SSE_HEADERS, sseEvent } from '../../net/sse.js';
 import { type HttpRequest, type HttpResponse } from '../../net/http-types.js';
+import { LiteError } from '../../errors.js';
+import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { MethodContext, MethodResult, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
@@ -29,6 +33,8 @@ export interface A2AHandlerOptions {
   card?: LiteCard;
   /** Where clients reach this server, e.g. `http://127.0.0.1:7331`; read per request. */
   baseUrl: string | (() => string);
+  /** Where the gRPC binding is served (`host:port`), read per request; declared in the card when given. */
+  grpcUrl?: () => string | undefined;
   /** Push notification configs (a started push sender); without it, push is off and the card says so. */
   push?: PushConfigService;
   /**
@@ -50,6 +56,19 @@ export interface A2AHandlerOptions {
    * given the request, its body or a credential.
    */
   onError?: ErrorReporter;
+  /**
+   * The card for clients that do not say their version (card-shape.ts): `'1.0'` (default) gives
+   * them the card a strict 1.0 schema accepts, `'0.3'` the hybrid that 0.3 clients read too.
+   * Either way a client that says `A2A-Version: 0.3`, or asks at `/.well-known/agent.json`,
+   * gets the hybrid.
+   */
+  cardCompat?: CardCompat;
+  /**
+   * The extended card (A2A 1.0 §3.1.11): additions to the public card for authenticated callers
+   * (a credential of `auth`, or a principal a relay vouches for), declared in the card. Others
+   * are answered 401. Without it, the card declares none and the method is UnsupportedOperation.
+   */
+  extendedCard?: ExtendedCardSource;
   /**
    * Limits on each caller: requests per principal and per address (429 with Retry-After), open
    * streams and tasks per caller (docs/operations.md). None by default.
@@ -82,11 +101,14 @@ function cardResponse(request: HttpRequest, agentCard: unknown, since: Date): Ht
   return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body };
 }
 
+/** The card's gRPC interface, when the binding is served. */
+const grpcInterface = (url: string | undefined): { grpcUrl?: string } => (url === undefined ? {} : { grpcUrl: url });
+
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const card = options.card ?? options.agent.card;
   const baseUrl = typeof options.baseUrl === 'function' ? options.baseUrl : () => options.baseUrl as string;
   const keys = keyRingOf(options.auth ?? {});
-  const auth = { ...options.auth, ...(keys === undefined ? {} : { keys }) };
+  const auth: AuthOptions = { ...options.auth, ...(keys === undefined ? {} : { keys }) };
   const security = keys === undefined ? undefined : { bearer: keys.bearer || !keys.apiKey, ...(keys.apiKey ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) };
   const limits = new CallerLimits(options.limits, options.audit);
   const gate = new CallGate(options.agent, limits, options.audit, keys !== undefined || options.limits?.maxStreams !== undefined);
@@ -95,31 +117,35 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const door = options.limits === undefined && options.audit === undefined ? undefined : admission(limits, options.audit, (head) => (RPC_PATHS.has(canonicalPath(head.path)) ? 'jsonrpc' : 'rest'));
   const extensions = [...(options.agent.retention === undefined ? [] : [retentionExtension(options.agent.retention.rules)]), ...(options.extensions ?? [])];
   const required = extensions.filter((extension) => extension.required === true).map((extension) => extension.uri);
+  const compatProblem = options.cardCompat === undefined ? undefined : cardCompatProblem(options.cardCompat);
+  if (compatProblem !== undefined) throw new LiteError('USAGE', compatProblem);
   const report = systemErrorReporter(options.onError);
+  const cardOptions = (): CardOptions => ({
+    baseUrl: baseUrl(),
+    ...grpcInterface(options.grpcUrl?.()),
+    streaming: true,
+    pushNotifications: options.push !== undefined,
+    ...(security === undefined ? {} : { security }),
+    extensions: [...RELIABILITY, ...extensions],
+    extendedCard: options.extendedCard !== undefined,
+  });
+  const extended = options.extendedCard === undefined ? undefined : extendedCards(options.extendedCard, toAgentCardV1(card, cardOptions()));
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const check = authenticator(auth, door);
   const handle = withAuth(async (request, principal) => {
     const read = readA2ARequest(request);
     switch (read.kind) {
       case 'card': {
         if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
-        const cardOptions = {
-          baseUrl: baseUrl(),
-          streaming: true,
-          pushNotifications: options.push !== undefined,
-          ...(security === undefined ? {} : { security }),
-          extensions: [...RELIABILITY, ...extensions],
-        };
-        // A 1.0 client says so (the official SDKs send A2A-Version when they fetch the card) and
-        // gets a card the 1.0 schema accepts; one that says nothing may be 0.3 and gets both.
-        const v1 = V1_HEADER.test(askedVersion(request));
-        const agentCard = v1 ? toAgentCardV1(card, cardOptions) : toHybridAgentCard(card, cardOptions);
+        const shape = cardShapeFor(request, read.path, options.cardCompat);
+        const agentCard = shape === 'v1' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions());
         return cardResponse(request, agentCard, since);
       }
       case 'answer':
         if (read.extensionsFirst === true && required.length > 0) {
           try {
-            requireExtensions(required, contextOf(request, principal, options.push).extensions);
+            requireExtensions(required, contextOf(request.headers, principal, options.push).extensions);
           } catch (error) {
             return restError(error);
           }
@@ -128,13 +154,18 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       case 'none':
         return statusError(404, 'NOT_FOUND', `no A2A endpoint at ${read.path}`);
       case 'call': {
-        const context = contextOf(request, principal, options.push);
+        const context = contextOf(request.headers, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
+        const forCard = extended !== undefined && EXTENDED_CARD_METHODS.has(read.method);
+        if (forCard) {
+          if (!isAuthenticated(principal)) return unauthenticated(auth);
+          context.extendedCard = (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
+        }
         const response = await gate.around(read, request, principal, context, report, (told) => (read.binding === 'rest' ? runRest(options.agent, request, read.call, context, told) : runRpc(options.agent, request, read, context, told)));
-        return activated(response, context);
+        return forCard ? privateAnswer(activated(response, context)) : activated(response, context);
       }
     }
-  }, auth, door);
+  }, auth, check, door);
   const handler: A2AHandler = async (request) => {
     const path = canonicalPath(request.path);
     try {
@@ -147,19 +178,55 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   };
   const refusal = handle.beforeBody;
   if (refusal !== undefined) handler.beforeBody = (head) => refusal({ ...head, path: canonicalPath(head.path) });
+  handler.runMethod = (call) => callMethod(options, { check, door, gate }, required, report, call);
   return handler;
 }
 
+/**
+ * Runs a 1.0 method a binding other than HTTP calls by name (gRPC): the caller's credential is
+ * checked as an HTTP request's is (its metadata are the headers), then the required extensions
+ * and the version asked (1.0 only, or none said), then the method of METHODS_V1 runs with the
+ * same context JSON-RPC and REST give it.
+ */
+async function callMethod(options: A2AHandlerOptions, guards: { check: Authenticator; door: Admission | undefined; gate: CallGate }, required: readonly string[], report: ErrorReporter, call: MethodCall): Promise<CallOutcome> {
+  const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...(call.remoteAddress === undefined ? {} : { remoteAddress: call.remoteAddress }) };
+  const checked = guards.check(head);
+  if ('refusal' in checked) return checked;
+  const limited = guards.door?.admit(head, checked.principal);
+  if (limited !== undefined) return { refusal: limited };
+  const context = contextOf(call.headers, checked.principal, options.push);
+  if (required.length > 0) context.requiredExtensions = required;
+  const finish = guards.gate.start(call, call.remoteAddress, checked.principal, context);
+  const what = `gRPC ${call.method}`;
+  try {
+    const version = call.headers['a2a-version']?.trim() ?? '';
+    if (version !== '' && !V1_HEADER.test(version)) throw new LiteError('VERSION_NOT_SUPPORTED', `A2A-Version ${JSON.stringify(version)} is not served over gRPC; this agent speaks 1.0 there`);
+    requireExtensions(required, context.extensions);
+    const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
+    if (method === undefined) throw new LiteError('METHOD_NOT_FOUND', `no method "${call.method}" in A2A 1.0`);
+    context.beforeRun?.();
+    const outcome = await method(options.agent, call.params, context);
+    finish();
+    if ('result' in outcome) return outcome;
+    const events = mapEvents(outcome.events, (item) => item, { onError: (error) => { report(error, `the stream of ${what}`); throw error; } });
+    return { events: guards.gate.trackEvents(checked.principal ?? call.remoteAddress, events) };
+  } catch (error) {
+    finish({ error });
+    report(error, what);
+    throw error;
+  }
+}
+
 /** What the methods learn from the request besides their params. */
-function contextOf(request: HttpRequest, principal: string | undefined, push: PushConfigService | undefined): MethodContext {
+function contextOf(headers: HttpRequest['headers'], principal: string | undefined, push: PushConfigService | undefined): MethodContext {
   const context: MethodContext = {};
   if (push !== undefined) context.push = push;
   if (principal !== undefined) context.principal = principal;
-  const extensions = requestedExtensions(request.headers['a2a-extensions'] ?? request.headers['x-a2a-extensions']);
+  const extensions = requestedExtensions(headers['a2a-extensions'] ?? headers['x-a2a-extensions']);
   if (extensions.size > 0) context.extensions = extensions;
-  const lastEventId = request.headers['last-event-id'];
+  const lastEventId = headers['last-event-id'];
   if (lastEventId !== undefined) context.lastEventId = lastEventId;
-  const idempotencyKey = request.headers['idempotency-key'];
+  const idempotencyKey = headers['idempotency-key'];
   if (idempotencyKey !== undefined) context.idempotencyKey = idempotencyKey;
   return context;
 }

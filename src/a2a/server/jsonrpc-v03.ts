@@ -1,8 +1,8 @@
 // The A2A 0.3 JSON-RPC methods (slash names, `kind` bodies), for peers older than 1.0. Each reads
 // its params, calls the same agent as the 1.0 table, and returns a bare 0.3 object or SSE events.
 
-import { LiteError } from '../../errors.js';
 import type { TaskEvent, TaskMessage } from '../../model/task.js';
+import { extendedCardOf } from './extended-card.js';
 import { keyed, only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
 import { resumeCursor } from '../wire/extensions.js';
 import { PUSH_METHODS_V03, pushOnSendV03 } from './push-methods.js';
@@ -45,8 +45,8 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
 
   ...PUSH_METHODS_V03,
 
-  async 'agent/getAuthenticatedExtendedCard'() {
-    throw new LiteError('UNSUPPORTED_OPERATION', 'this agent has no extended card; its card is public');
+  async 'agent/getAuthenticatedExtendedCard'(_agent, _params, context) {
+    return { result: await extendedCardOf(context, '0.3') };
   },
 };
 

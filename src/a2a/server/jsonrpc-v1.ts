@@ -1,10 +1,10 @@
 // The A2A 1.0 JSON-RPC methods: each reads its params, calls the agent, and returns a result
 // or a stream of StreamResponse events.
 
-import { LiteError } from '../../errors.js';
 import type { TaskEvent } from '../../model/task.js';
 import type { Agent } from '../../runtime/agent.js';
 import { pageSizeOf } from '../../store/task-store.js';
+import { extendedCardOf } from './extended-card.js';
 import { keyed, only, requiredId, streamItems, type Method, type MethodContext, type StreamItem } from './methods.js';
 import { resumeCursor } from '../wire/extensions.js';
 import { PUSH_METHODS_V1, pushOnSendV1 } from './push-methods.js';
@@ -81,9 +81,9 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
 
   ...PUSH_METHODS_V1,
 
-  async GetExtendedAgentCard() {
-    // The card says capabilities.extendedAgentCard is false: the operation is not offered (A2A 1.0, section on auth).
-    throw new LiteError('UNSUPPORTED_OPERATION', 'this agent has no extended card; its card is public');
+  /** UnsupportedOperation when the card does not offer one (A2A 1.0 §3.3.4). */
+  async GetExtendedAgentCard(_agent, _params, context) {
+    return { result: await extendedCardOf(context, '1.0') };
   },
 };
 

@@ -38,6 +38,11 @@ export interface MethodContext {
    * the message (the server's cap on tasks per caller), and no new task is made.
    */
   onTaskStart?: (task: Task) => void;
+  /**
+   * The extended card in the shape of `version`, made for the (authenticated) caller; absent
+   * when the server offers none (extended-card.ts).
+   */
+  extendedCard?: (version: '1.0' | '0.3') => Promise<Json>;
 }
 
 /** One JSON-RPC method: reads its params, calls the agent. Shared by the 1.0 and 0.3 tables. */

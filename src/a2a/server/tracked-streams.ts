@@ -20,7 +20,7 @@ export class TrackedStreams {
   /** `response` with its stream, if it has one, counted as `caller`'s until it ends. */
   track(caller: string, response: HttpResponse): HttpResponse {
     if (!('events' in response)) return response;
-    return { ...response, events: this.wrap(caller, response.events) };
+    return { ...response, events: this.events(caller, response.events) };
   }
 
   /** Ends every stream of `callers`; returns how many were open. */
@@ -35,10 +35,11 @@ export class TrackedStreams {
     return closed;
   }
 
-  private wrap(caller: string, events: AsyncIterable<string>): AsyncIterable<string> {
+  /** `events` counted as `caller`'s while they are read (a stream of another binding: gRPC). */
+  events<T>(caller: string, events: AsyncIterable<T>): AsyncIterable<T> {
     const streams = this.byCaller;
     return {
-      [Symbol.asyncIterator](): AsyncIterator<string> {
+      [Symbol.asyncIterator](): AsyncIterator<T> {
         const inner = events[Symbol.asyncIterator]();
         let over = false;
         let cut: (() => void) | undefined;
@@ -59,11 +60,11 @@ export class TrackedStreams {
         const set = streams.get(caller) ?? new Set<Open>();
         set.add(open);
         streams.set(caller, set);
-        const done: IteratorResult<string> = { done: true, value: undefined };
+        const done: IteratorResult<T> = { done: true, value: undefined };
         return {
           next: () => {
             if (over) return Promise.resolve(done);
-            return new Promise<IteratorResult<string>>((resolve, reject) => {
+            return new Promise<IteratorResult<T>>((resolve, reject) => {
               // Closed while waiting: the reader learns at once that the stream is over.
               cut = () => resolve(done);
               inner.next().then(

@@ -24,6 +24,13 @@ export interface CardOptions {
   security?: { bearer?: boolean; apiKeyHeader?: string };
   /** More extensions the server supports, declared after the lite card's (A2A §4.4.4). */
   extensions?: readonly CardExtension[];
+  /**
+   * Where the gRPC binding is served, when it is: a gRPC target (`host:port`), as the official
+   * SDKs dial the interface's URL.
+   */
+  grpcUrl?: string;
+  /** The server gives authenticated clients an extended card (extended-card.ts). */
+  extendedCard?: boolean;
 }
 
 /** An extension declared in `capabilities.extensions`. */
@@ -73,8 +80,8 @@ export const JSONRPC_PATH = '/jsonrpc';
 
 /**
  * The card in A2A 1.0 shape. Interfaces in order of preference: JSON-RPC 1.0, REST 1.0 (at the
- * base URL), then JSON-RPC 0.3. REST comes after JSON-RPC so that clients taking the first entry
- * they support keep to JSON-RPC, as before REST was served.
+ * base URL), gRPC 1.0 when served, then JSON-RPC 0.3. REST and gRPC come after JSON-RPC so that
+ * clients taking the first entry they support keep to JSON-RPC, as before they were served.
  */
 export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<string, unknown> {
   const modes = (list: readonly Mode[] | undefined) => [...new Set((list ?? ['text']).map((m) => MEDIA_TYPES[m]))];
@@ -90,6 +97,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
     supportedInterfaces: [
       { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: options.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ...(options.grpcUrl === undefined ? [] : [{ url: options.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' }]),
       { url: jsonRpcUrl(options), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     version: card.agent.version ?? '1.0.0',
@@ -100,7 +108,7 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
         { uri: LITE_CARD_EXTENSION, description: 'The A2A-Lite card of this agent', required: false, params: lite },
         ...(options.extensions ?? []).map(extensionOf),
       ],
-      extendedAgentCard: false,
+      extendedAgentCard: options.extendedCard === true,
     },
     securitySchemes: security.schemes,
     securityRequirements: security.requirements,
@@ -118,10 +126,11 @@ export function toAgentCardV1(card: LiteCard, options: CardOptions): Record<stri
 }
 
 /**
- * The card every client gets: the 1.0 card plus the 0.3 fields, which 1.0 readers ignore as
- * unknown. A 0.3 client reads `url` and posts there without an A2A-Version header, which the
- * handler serves as 0.3. Clients that know both shapes, such as the official SDK, see
- * `supportedInterfaces` and pick 1.0.
+ * The card for 0.3 clients: the 1.0 card plus the 0.3 fields, which lenient 1.0 readers ignore
+ * as unknown (a strict 1.0 schema refuses them, so the handler gives it only where a 0.3 client
+ * is likely: card-shape.ts). A 0.3 client reads `url` and posts there without an A2A-Version
+ * header, which the handler serves as 0.3. Clients that know both shapes, such as the official
+ * SDK, see `supportedInterfaces` and pick 1.0.
  */
 export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<string, unknown> {
   const security = securityOf(options.security);
@@ -131,7 +140,7 @@ export function toHybridAgentCard(card: LiteCard, options: CardOptions): Record<
     url: jsonRpcUrl(options),
     preferredTransport: 'JSONRPC',
     // 0.3's name for 1.0's `capabilities.extendedAgentCard`.
-    supportsAuthenticatedExtendedCard: false,
+    supportsAuthenticatedExtendedCard: options.extendedCard === true,
     securitySchemes: security.bothSchemes,
     security: security.v03Requirements,
   };

@@ -3,6 +3,7 @@
 
 import { render } from '../../card/render.js';
 import { cacheDiscovered, fetchAgentCard } from '../../client/discover.js';
+import { fetchExtendedCard } from '../../client/extended-card.js';
 import { credentialFor } from '../../client/peer.js';
 import { LiteError } from '../../errors.js';
 import { discoverFromHub } from '../../hub/hub-client.js';
@@ -12,7 +13,7 @@ import { note, printJson, printLine } from '../output.js';
 import { openStores } from '../stores.js';
 
 export const command: Command = {
-  usage: 'a2a-lite discover URL [--token-env NAME] [--lang zh|en] [--json] | discover --hub URL [--skill S]',
+  usage: 'a2a-lite discover URL [--token-env NAME [--extended]] [--lang zh|en] [--json] | discover --hub URL [--skill S]',
   help: `Fetches the Agent Card of the A2A agent at URL (/.well-known/agent-card.json, else the older
 /.well-known/agent.json), accepts 1.0 and 0.3 cards, and caches it in known-agents/ as an
 A2A-Lite card whose channel is a2a:URL, with the interfaces to call it by. Discovering the
@@ -21,6 +22,9 @@ same URL again updates the entry. Prints the card as the [A2A:card] reply.
 options:
   --token-env NAME  remember that this agent's token is in the environment variable NAME
                     (only the name is stored)
+  --extended        with --token-env, also ask the agent for its extended card (the one it
+                    gives authenticated clients, often with more skills) and cache that one
+                    instead, when its card offers one; the token is read from NAME for this
   --hub URL         list the agents of the a2a-lite hub at URL (those offering --skill S) and
                     cache each as reached through the hub
   --lang zh|en      the language of the printed reply (default zh, as the protocol's examples)
@@ -28,14 +32,19 @@ options:
 
 examples:
   a2a-lite discover http://127.0.0.1:7331
-  a2a-lite discover https://agents.example.com/mexico --token-env MEXICO_TOKEN`,
+  a2a-lite discover https://agents.example.com/mexico --token-env MEXICO_TOKEN
+  a2a-lite discover https://agents.example.com/mexico --token-env MEXICO_TOKEN --extended`,
   run,
 };
 
 async function run(args: string[], context: Context): Promise<number> {
-  const { values, positionals } = parseOptions('discover', args, { 'token-env': { type: 'string' }, lang: { type: 'string' }, hub: { type: 'string' }, skill: { type: 'string' } });
+  const { values, positionals } = parseOptions('discover', args, { 'token-env': { type: 'string' }, lang: { type: 'string' }, hub: { type: 'string' }, skill: { type: 'string' }, extended: { type: 'boolean' } });
   atMost('discover', positionals, values.hub === undefined ? 1 : 0);
-  if (values.hub !== undefined) return fromHub(values.hub, values, context);
+  if (values.extended === true && values['token-env'] === undefined) throw new LiteError('USAGE', 'discover: --extended needs --token-env NAME: only an authenticated client gets the extended card');
+  if (values.hub !== undefined) {
+    if (values.extended === true) throw new LiteError('USAGE', 'discover: --extended reads one agent\'s card; give its URL instead of --hub');
+    return fromHub(values.hub, values, context);
+  }
   if (values.skill !== undefined) throw new LiteError('USAGE', 'discover: --skill chooses among the agents of a --hub');
   const url = required('discover', positionals[0], 'URL');
   const lang = values.lang ?? 'zh';
@@ -43,15 +52,21 @@ async function run(args: string[], context: Context): Promise<number> {
   const tokenEnv = values['token-env'];
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new LiteError('USAGE', 'discover: --token-env takes the name of an environment variable');
   const stores = openStores(values, context);
-  const found = await fetchAgentCard(url);
+  const credential = values.extended === true ? credentialFor(undefined, context.env, tokenEnv) : undefined;
+  let found = await fetchAgentCard(url);
+  const extended = credential !== undefined && found.card.extendedCard === true;
+  if (credential !== undefined) {
+    if (extended) found = { ...found, card: await fetchExtendedCard(found.card, credential) };
+    else note(context, 'the agent offers no extended card; caching its public card');
+  }
   const { agent, replaced } = cacheDiscovered(stores.agents, found, tokenEnv === undefined ? {} : { tokenEnv });
   if (values.json) {
-    printJson(context, { id: agent.card.agent.id, replaced, card: agent.card, a2a: agent.cache.a2a, unsupported: found.card.unsupported });
+    printJson(context, { id: agent.card.agent.id, replaced, extended, card: agent.card, a2a: agent.cache.a2a, unsupported: found.card.unsupported });
     return 0;
   }
   printLine(context, render(agent.card, lang));
   const via = agent.cache.a2a?.interfaces[0];
-  note(context, `${replaced ? 'updated' : 'cached'} ${agent.card.agent.id} in ${agent.path}${via ? `; calls go to ${via.url} (${via.binding} ${via.version})` : ''}`);
+  note(context, `${replaced ? 'updated' : 'cached'} ${agent.card.agent.id}${extended ? ' (its extended card)' : ''} in ${agent.path}${via ? `; calls go to ${via.url} (${via.binding} ${via.version})` : ''}`);
   if (found.card.security.bearer || found.card.security.apiKey) {
     if (tokenEnv === undefined && agent.cache.tokenEnv === undefined) note(context, 'this agent wants credentials: pass --token-env NAME here or to send');
   }

@@ -2,6 +2,7 @@
 // standard A2A endpoint for each agent, and a catalog in the field's formats (docs/hub.md).
 
 import { randomUUID } from 'node:crypto';
+import { cardCompatProblem, type CardCompat } from '../../a2a/server/card-shape.js';
 import { LiteError } from '../../errors.js';
 import { createHubHandler, hubUpgrades } from '../../hub/hub-handler.js';
 import { Hub } from '../../hub/hub.js';
@@ -14,9 +15,10 @@ import { credentialsFrom } from '../token-flags.js';
 import { CredentialSources } from '../credential-sources.js';
 import { describeOperations, limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
 import { parseTokenFiles } from '../token-files.js';
+import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 
 export const command: Command = {
-  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--token-file NAME=PATH …] [--audit FILE] [--rate-limit R] [--allow-private] [--console] [--json]',
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--token-file NAME=PATH …] [--audit FILE] [--rate-limit R] [--allow-private] [--card-compat 1.0|0.3] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
 connection they opened, a WebSocket, or an event stream where a proxy in between does not pass
@@ -27,6 +29,7 @@ in /.well-known/ai-catalog.json, and ranks them for a2a-lite send --hub URL --sk
 options:
   --port N, --host H      where to listen (default 7400 on 127.0.0.1; --port 0 picks a free port)
   --base-url URL          the address clients use, when it differs (behind a proxy)
+${TLS_SERVER_HELP}
   --store sqlite|memory|postgres://user@host:port/db[?schema=S]
                           keep the registry in --db (default), only in memory, or in
                           PostgreSQL (the password from PGPASSWORD, never in the flag; or the
@@ -55,6 +58,10 @@ ${OPERATIONS_HELP}
                           them (default 30; 0: never)
   --grace S               how long a request waits for its agent to reconnect (default 10)
   --max-hops N            refuse a message that has passed through N agents (default 8)
+  --card-compat 1.0|0.3   the agents' cards for clients that say no A2A-Version: 1.0 (default)
+                          passes the request on as it came; 0.3 asks each agent for its card
+                          with the 0.3 fields, for 0.3 clients that send no version (the
+                          JavaScript SDK 0.3); see docs/conformance.md
   --console               serve a live console at <hub>/console/: agents up or down, their
                           skills, load and latency, and the tasks passing through with their
                           progress, A2A-Lite transcript and raw events. The page asks for a
@@ -81,8 +88,14 @@ examples:
       grace: { type: 'string' },
       'max-hops': { type: 'string' },
       console: { type: 'boolean' },
+      ...TLS_SERVER_OPTIONS,
+      'card-compat': { type: 'string' },
     });
     atMost('hub', positionals, 0);
+    const tls = tlsFiles('hub', values, context);
+    const cardCompat = values['card-compat'];
+    const compatProblem = cardCompat === undefined ? undefined : cardCompatProblem(cardCompat);
+    if (compatProblem !== undefined) throw new LiteError('USAGE', `hub: --card-compat: ${compatProblem}`);
     const port = whole('--port', values.port ?? '7400', 65535);
     const backing = hubBacking(values, context);
     const sources = new CredentialSources('hub', { env: credentialsFrom('hub', values['token-env'], context) ?? [], files: parseTokenFiles('hub', '--token-file', values['token-file'], context.cwd) }, {}, (line) => void context.stderr.write(`${line}\n`));
@@ -108,8 +121,9 @@ examples:
     // uploads on their way to a slow agent.
     const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
     // An agent's WebSocket link carries the same bodies, one message each.
-    const handler = createHubHandler(hub, { auth: tokens === undefined ? {} : { keys: tokens }, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }), console: values.console ?? false, link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
-    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits) });
+    const handler = createHubHandler(hub, { auth: tokens === undefined ? {} : { keys: tokens }, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }), console: values.console ?? false, ...(cardCompat === undefined ? {} : { cardCompat: cardCompat as CardCompat }), link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
+    const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits), ...(tls === undefined ? {} : { tls: tls.credentials }) });
+    if (tls !== undefined) reloadTlsOnHangup(tls, server, (line) => context.stderr.write(`a2a-lite hub: ${line}\n`));
     if (baseUrl === '') baseUrl = server.url;
     const cluster = backing.cluster === undefined ? undefined : { bus: backing.cluster.shown, prefix: backing.cluster.prefix, instance };
     const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${sources.count} token(s)`, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }), allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };

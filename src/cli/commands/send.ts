@@ -2,7 +2,7 @@
 // every event as A2A-Lite text; the exit code tells how the task ended.
 
 import { refuseCredentials } from '../../client/outgoing-message.js';
-import { credentialFor, isUrl } from '../../client/peer.js';
+import { bindingOf, credentialFor, isUrl } from '../../client/peer.js';
 import { sendTask, type SendListener, type SendRequest } from '../../client/send-task.js';
 import { sendThroughHub } from '../../hub/hub-client.js';
 import { LiteError } from '../../errors.js';
@@ -16,7 +16,7 @@ import { openStores } from '../stores.js';
 const DEFAULT_WAIT_S = 600;
 
 export const command: Command = {
-  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--hub URL] [--token-env NAME] [--idempotency-key K] [--timeout S] [--allow-credential-text] [--json]',
+  usage: 'a2a-lite send [TARGET] [TEXT|-] [--skill S] [--attach FILE …] [--reply TEXT] [--task ID] [--context ID] [--no-stream] [--hub URL] [--token-env NAME] [--transport grpc|jsonrpc|rest] [--idempotency-key K] [--timeout S] [--allow-credential-text] [--json]',
   help: `Sends a task to an A2A agent and prints every event as A2A-Lite text: status lines with
 the agent's words while it works, then the result with its text and one attachment line per
 file. Files the agent returns are saved under <home>/downloads/<task>/.
@@ -40,6 +40,9 @@ options:
                     is down or refuses before taking the task; a TARGET is an agent id there
   --token-env NAME  the environment variable holding the agent's token (never the token itself);
                     with --hub, the hub's token
+  --transport T     call the agent over T (grpc, jsonrpc or rest), which its card must offer;
+                    by default the first the card offers of JSON-RPC 1.0, HTTP+JSON 1.0,
+                    gRPC 1.0, JSON-RPC 0.3
   --idempotency-key K  the send's Idempotency-Key (default: a new one each time): run the same
                     command again with the same K, after a crash or a lost answer, and an agent
                     that keeps keys gives back the first task instead of starting the work
@@ -76,6 +79,7 @@ async function run(args: string[], context: Context): Promise<number> {
     hub: { type: 'string' },
     'idempotency-key': { type: 'string' },
     'allow-credential-text': { type: 'boolean' },
+    transport: { type: 'string' },
   });
   atMost('send', positionals, 2);
   const hub = values.hub?.replace(/\/+$/, '');
@@ -141,6 +145,7 @@ async function run(args: string[], context: Context): Promise<number> {
         stream: values['no-stream'] !== true,
         allowCredentialText,
         ...(values['token-env'] !== undefined ? { tokenEnv: values['token-env'] } : {}),
+        ...(values.transport !== undefined ? { binding: bindingOf(values.transport) } : {}),
         waitMs: waitSeconds * 1000,
         cwd: context.cwd,
         env: context.env,

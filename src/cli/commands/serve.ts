@@ -22,10 +22,13 @@ import { printLine } from '../output.js';
 import { RETENTION_OPTIONS, describeRules, retentionFlags, rulesInForce } from '../retention-flags.js';
 import { openStores } from '../stores.js';
 import { loadOwnCard } from './card.js';
+import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
 import { describeOperations, limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
+import { CARD_HELP, CARD_OPTIONS, cardFlags } from './serve-cards.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
+import { GRPC_HELP, GRPC_OPTIONS, grpcFlags, startGrpc } from './serve-grpc.js';
 import { describeStore, joinCluster, openServeStore, sharedStore, STORE_HELP, STORE_OPTIONS, storeChoice } from './serve-store.js';
 
 export const command: Command = {
@@ -45,9 +48,11 @@ options:
                           relative to where serve starts, the program runs in the task's folder)
 ${PLAN_HELP}
   --card FILE             the card to serve (default: the home's agent-card.json)
+${CARD_HELP}
   --port N, --host H      where to listen (default 7331 on 127.0.0.1; --port 0 picks a free port;
                           with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
+${TLS_SERVER_HELP}
 ${STORE_HELP}
   --timeout SECONDS       stop a program that runs longer (default 600)
   --max-body BYTES        refuse larger requests with 413 (default 4194304)
@@ -57,6 +62,7 @@ ${STORE_HELP}
   --keep-alive-timeout S  close an idle keep-alive connection after S seconds (default 5)
   --max-stream-backlog BYTES  drop a stream whose reader falls this far behind (default
                           1048576); the client can subscribe again
+${GRPC_HELP}
 ${HUB_HELP}
   --push                  send push notifications: clients may register webhooks, which get
                           every update of their task, retried for about a minute. Off unless
@@ -103,6 +109,7 @@ examples:
       exec: { type: 'string' },
       ...PLAN_OPTIONS,
       card: { type: 'string' },
+      ...CARD_OPTIONS,
       port: { type: 'string' },
       host: { type: 'string' },
       'base-url': { type: 'string' },
@@ -125,8 +132,11 @@ examples:
       'reply-token-env': { type: 'string', multiple: true },
       ...RETENTION_OPTIONS,
       ...HUB_OPTIONS,
+      ...TLS_SERVER_OPTIONS,
+      ...GRPC_OPTIONS,
     });
     atMost('serve', positionals, 0);
+    const tls = tlsFiles('serve', values, context);
     if (values.exec !== undefined && values.plan !== undefined) throw new LiteError('USAGE', 'serve: give --exec CMD or --plan PLAN, not both');
     const commandLine = values.plan === undefined ? required('serve', values.exec, '--exec CMD (or --plan PLAN)') : '';
     const portGiven = listenPort(values);
@@ -143,6 +153,7 @@ examples:
     if (values['allow-private-webhooks'] && !values.push) throw new LiteError('USAGE', 'serve: --allow-private-webhooks needs --push');
     if (values['allow-private-agents'] && values.plan === undefined) throw new LiteError('USAGE', 'serve: --allow-private-agents needs --plan PLAN');
     const retentionGiven = retentionFlags(values);
+    const grpcGiven = grpcFlags(values);
 
     const { auth, sources } = authFrom(values, context);
     const callerLimits = limitsFrom('serve', values, sources.ring !== undefined);
@@ -152,6 +163,7 @@ examples:
     const { home, paths } = stores;
     const plan = values.plan === undefined ? undefined : await servedPlan(values.plan, values, stores, context);
     const card = values.card !== undefined ? await cardFrom(values.card, context) : (plan?.card ?? loadOwnCard(values, context));
+    const cards = await cardFlags(values, auth, card, context);
     const hub = hubFlags(values, card.agent.id, context);
     const store = await openServeStore(chosen, paths.database, context);
     const cluster = await joinCluster(chosen, card.agent.id, context);
@@ -191,8 +203,13 @@ examples:
     }
     const replies = replyPeers.size === 0 ? undefined : startReplySender({ agent, peers: replyPeers, log: (line) => context.stderr.write(`${line}\n`) });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, auth, ...(push === undefined ? {} : { push }), ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }) });
-    const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits });
+    // The gRPC port starts after the handler it serves; the card reads its address per request.
+    const served: { grpc?: string } = {};
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...cards, ...(push === undefined ? {} : { push }), ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }) });
+    const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits, ...(tls === undefined ? {} : { tls: tls.credentials }) });
+    const grpc = grpcGiven === undefined ? undefined : await startGrpc(grpcGiven, handler, { maxBodyBytes, ...limits }, tls?.credentials);
+    if (grpc !== undefined) served.grpc = grpc.target;
+    if (tls !== undefined) reloadTlsOnHangup(tls, [server, grpc], (line) => context.stderr.write(`a2a-lite serve: ${line}\n`));
     // Through a hub, the card names the hub: the agent may have no address of its own to give.
     const hubbed = hub === undefined ? undefined : await startHubConnection(hub, handler, context, (url) => (baseUrl = values['base-url'] === undefined ? url : baseUrl), maxBodyBytes);
     if (baseUrl === '' && server !== undefined) baseUrl = server.url;
@@ -204,6 +221,7 @@ examples:
       card: `${baseUrl}/.well-known/agent-card.json`,
       jsonrpc: `${baseUrl}${JSONRPC_PATH}`,
       rest: baseUrl,
+      ...(grpc === undefined ? {} : { grpc: grpc.target }),
       store: await describeStore(chosen, paths.database, store),
       ...(cluster === undefined ? {} : { replica: cluster.replica, cluster: chosen.cluster === undefined ? 'none (the store alone)' : (await import('../../cluster/nats-url.js')).natsTarget(chosen.cluster).shown }),
       // better-sqlite3, or node:sqlite where the addon was not built (npm install --ignore-scripts).
@@ -212,6 +230,8 @@ examples:
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
       ...(callerLimits === undefined ? {} : { limits: callerLimits }),
       ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }),
+      ...(cards.extendedCard === undefined ? {} : { extendedCard: values['extended-card'] }),
+      ...(cards.cardCompat === undefined ? {} : { cardCompat: cards.cardCompat }),
       ...(agent.retention === undefined ? {} : { retention: retentionExtension(agent.retention.rules).params }),
       ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
       ...(hub === undefined ? {} : { hub: hubbed?.connection.hubUrl ?? hub.url, hubId: hub.id, listening: server?.url ?? 'none' }),
@@ -223,11 +243,13 @@ examples:
       printLine(context, `  agent card: ${where.card}`);
       printLine(context, `  JSON-RPC:   ${where.jsonrpc} (A2A 1.0 and 0.3)`);
       printLine(context, `  REST:       ${where.rest} (A2A 1.0 HTTP+JSON)`);
+      if (where.grpc !== undefined) printLine(context, `  gRPC:       ${where.grpc} (A2A 1.0${tls === undefined ? '' : ', TLS'})`);
       printLine(context, `  tasks:      ${where.store}${where.sqlite === undefined ? '' : ` (SQLite on ${where.sqlite})`}`);
       if (where.replica !== undefined) printLine(context, `  replica:    ${where.replica}, of the replicas sharing this store; bus: ${where.cluster}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
       if (where.limits !== undefined || where.audit !== undefined) printLine(context, `  operations: ${describeOperations(where.limits, where.audit)}`);
+      if (where.extendedCard !== undefined) printLine(context, `  extended card: ${where.extendedCard}, for authenticated clients`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
       if (hub !== undefined) printLine(context, `  hub:        connected to ${where.hub} as ${hub.id}${hub.urls.length > 1 ? ` (of ${hub.urls.length} hubs)` : ""}; own port: ${where.listening}`);
       if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
@@ -245,6 +267,7 @@ examples:
     // connections close. Give them a few seconds, then close whatever is left.
     const drained = server === undefined ? Promise.resolve() : new Promise<void>((resolve) => server.server.close(() => resolve()));
     server?.server.closeIdleConnections();
+    const grpcClosed = grpc?.close(3000);
     await push?.close();
     await agent.shutdown('the server is shutting down');
     await cluster?.bus.close();
@@ -253,6 +276,7 @@ examples:
     server?.server.closeIdleConnections();
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
     server?.server.closeAllConnections();
+    await grpcClosed;
     // The hub refused this agent after a reconnect (its token was taken away, say).
     if (signal instanceof LiteError) throw signal;
     if (!values.json) printLine(context, `stopped (${signal})`);

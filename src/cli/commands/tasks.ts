@@ -57,7 +57,7 @@ example:
   },
   get: {
     run: async (args, context) => (await import('./tasks-remote.js')).remote('get', args, context),
-    usage: 'a2a-lite tasks get ID [--peer P] [--token-env NAME] [--json]',
+    usage: 'a2a-lite tasks get ID [--peer P] [--token-env NAME] [--transport grpc|jsonrpc|rest] [--json]',
     help: `Asks the A2A agent a task was sent to (with a2a-lite send) where it stands, prints it as
 A2A-Lite text, records any change in the ledger and saves returned files. The exit code is
 the task's, as for send (0 completed, 10 failed, 11 rejected, 12 cancelled, 13 input
@@ -68,7 +68,7 @@ example:
   },
   cancel: {
     run: async (args, context) => (await import('./tasks-remote.js')).remote('cancel', args, context),
-    usage: 'a2a-lite tasks cancel ID [--peer P] [--token-env NAME] [--json]',
+    usage: 'a2a-lite tasks cancel ID [--peer P] [--token-env NAME] [--transport grpc|jsonrpc|rest] [--json]',
     help: `Cancels a task at the A2A agent it was sent to (with a2a-lite send) and records the
 outcome. A task that has already ended cannot be cancelled (exit 5).
 

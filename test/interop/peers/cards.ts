@@ -16,7 +16,7 @@ const SKILLS = [
 const MODES = ['text'];
 
 /** The 1.0 card as ProtoJSON, the form it takes on the wire; JSON-RPC is listed first, so it is preferred. */
-export function cardV1(base: string, bearer: boolean): Record<string, unknown> {
+export function cardV1(base: string, bearer: boolean, grpc?: string): Record<string, unknown> {
   const security = bearer
     ? {
         securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer', description: 'The token the test gave the peer.' } } },
@@ -30,6 +30,7 @@ export function cardV1(base: string, bearer: boolean): Record<string, unknown> {
     supportedInterfaces: [
       { url: `${base}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${base}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ...(grpc === undefined ? [] : [{ url: grpc, protocolBinding: 'GRPC', protocolVersion: '1.0' }]),
     ],
     capabilities: { streaming: true, pushNotifications: false },
     ...security,

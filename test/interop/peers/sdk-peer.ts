@@ -1,5 +1,5 @@
 // Real A2A servers built with the official SDK, for testing our client against: @a2a-js/sdk
-// 1.x speaking A2A 1.0 (JSON-RPC and HTTP+JSON) or 0.3.x speaking A2A 0.3 (JSON-RPC), each
+// 1.x speaking A2A 1.0 (JSON-RPC and HTTP+JSON, and gRPC when asked) or 0.3.x speaking A2A 0.3 (JSON-RPC), each
 // running the scripted agent of behaviour.ts on 127.0.0.1, optionally behind a bearer token.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { AgentCard, TaskState } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService, UserBuilder } from '@a2a-js/sdk/server/grpc';
+import * as grpc from '@grpc/grpc-js';
 import { DefaultRequestHandler as DefaultRequestHandler03, InMemoryTaskStore as InMemoryTaskStore03 } from 'a2a-js-sdk-v03/server';
 import { agentCardHandler as agentCardHandler03, jsonRpcHandler as jsonRpcHandler03 } from 'a2a-js-sdk-v03/server/express';
 import { CARD_PATH, cardV03, cardV1, JSONRPC_PATH, REST_PATH } from './cards.js';
@@ -19,6 +21,8 @@ export interface SdkPeerOptions {
   version: '1.0' | '0.3';
   /** When set, every request but GET of the card needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** 1.0 only: serve gRPC too, on a port of its own that the card declares (without the token gate). */
+  grpc?: boolean;
 }
 
 export interface SdkPeer {
@@ -60,11 +64,18 @@ export async function startSdkPeer(options: SdkPeerOptions): Promise<SdkPeer> {
   const streams = new PeerStreams();
   const runs = new AgentRuns(streams);
   const userBuilder = async (req: IncomingMessage) => new PeerUser(req, bearer);
+  let grpcServer: grpc.Server | undefined;
 
   app.use(streams.watch);
   if (options.token !== undefined) app.use(bearerGate(options.token));
   if (options.version === '1.0') {
-    const card = AgentCard.fromJSON(cardV1(url, bearer));
+    let grpcTarget: string | undefined;
+    if (options.grpc === true) {
+      grpcServer = new grpc.Server();
+      const port = await new Promise<number>((resolve, reject) => grpcServer!.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+      grpcTarget = `127.0.0.1:${port}`;
+    }
+    const card = AgentCard.fromJSON(cardV1(url, bearer, grpcTarget));
     const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executorV1(runs), undefined, undefined, undefined, undefined, undefined, {
       // The SDK keeps a stream open through auth-required, waiting for credentials to arrive out
       // of band; this agent has no such channel, so its turn (and the stream) ends there.
@@ -76,6 +87,7 @@ export async function startSdkPeer(options: SdkPeerOptions): Promise<SdkPeer> {
     app.use(CARD_PATH, agentCardHandler({ agentCardProvider: async () => wireCard }));
     app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler: handler, userBuilder }));
     app.use(REST_PATH, restHandler({ requestHandler: handler, userBuilder }));
+    grpcServer?.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   } else {
     const handler = new DefaultRequestHandler03(cardV03(url, bearer), new InMemoryTaskStore03(), executorV03(runs));
     app.use(CARD_PATH, agentCardHandler03({ agentCardProvider: handler }));
@@ -91,6 +103,7 @@ export async function startSdkPeer(options: SdkPeerOptions): Promise<SdkPeer> {
     close: () =>
       (closing ??= new Promise<void>((resolve, reject) => {
         runs.stopAll();
+        grpcServer?.forceShutdown();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       })),
