@@ -181,6 +181,7 @@ function showAgent(agent) {
   head.append(el('span', 'health', health.up ? 'up' : 'down'), el('span', 'name', agent.name || agent.id), el('code', 'id', agent.id));
   if (agent.version) head.append(el('span', 'version', `v${agent.version}`));
   if (agent.kind === 'connected') head.append(el('span', 'kind', 'via hub connection'));
+  head.append(signatureBadge(agent.signature));
   const skills = el('div', 'skills');
   for (const skill of agent.skills ?? []) {
     const chip = el('span', 'skill', skill.id);
@@ -201,6 +202,16 @@ function showAgent(agent) {
   if (!health.up && health.reason) parts.push(el('p', 'reason', health.reason));
   item.replaceChildren(...parts);
   item.querySelector('.seen dd').dataset.time = health.lastSeen ?? '';
+}
+
+/** Whether the agent's card is signed, and verified against a key the hub trusts (A2A §8.4). */
+function signatureBadge(signature) {
+  const verified = signature?.verified === true;
+  const signed = signature?.signed === true;
+  const badge = el('span', `signature ${verified ? 'verified' : signed ? 'unverified' : 'unsigned'}`, verified ? 'signed ✓' : signed ? 'signed, not verified' : 'unsigned');
+  const key = signature?.kid ? `key ${signature.kid}${signature.alg ? ` (${signature.alg})` : ''}` : '';
+  badge.title = verified ? `card signed by ${key}, verified` : [key, signature?.problem ?? ''].filter(Boolean).join(': ');
+  return badge;
 }
 
 function ago(iso) {

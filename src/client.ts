@@ -16,6 +16,10 @@ export { fetchAgentCard, cacheDiscovered, type Discovered, type FetchCardOptions
 export { fetchExtendedCard } from './client/extended-card.js';
 export { readRemoteCard, toLiteCard, type RemoteCard, type RemoteSkill } from './client/remote-card.js';
 export type { RemoteAccess, RemoteInterface, Binding, WireVersion } from './model/remote-access.js';
+// Whether a card is signed (A2A §8.4), by which key, and whether it verifies.
+export { checkCardSignature, type CardTrust, type CardTrustOptions, type KeySource } from './client/card-trust.js';
+export { verifyCard, type CardVerification, type SignatureCheck, type SignatureHeader, type TrustedKeys } from './a2a/wire/card-signature.js';
+export { publicKeysFrom, type PublicJwk } from './a2a/wire/card-keys.js';
 
 // The address check a request may be given (transports, card fetches, sends, plans, the hub client).
 export type { AddressGuardOptions, Refused, Resolver, ResolvedAddress } from './net/address-guard.js';

@@ -35,6 +35,7 @@ export const ERROR_TABLE = {
   INVALID_MESSAGE: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A protocol message breaks a per-type rule.' },
   INVALID_CARD: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'An Agent Card breaks the schema.' },
   INVALID_JSON: { exit: 3, rpc: -32700, http: 400, status: 'INVALID_ARGUMENT', summary: 'A file or input is not valid JSON.' },
+  INVALID_KEY: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A key file or key set holds no key usable to sign or verify an Agent Card.' },
   INVALID_PLAN: { exit: 3, rpc: -32602, http: 400, status: 'INVALID_ARGUMENT', summary: 'A plan for a2a-lite run breaks a rule; the message names the step and field.' },
   CARD_REPLY_INCOMPLETE: {
     exit: 3,
@@ -94,6 +95,13 @@ export const ERROR_TABLE = {
     http: 400,
     status: 'INVALID_ARGUMENT',
     summary: 'A push notification URL leads to a loopback, private, link-local or reserved address.',
+  },
+  CARD_SIGNATURE_INVALID: {
+    exit: 6,
+    rpc: -32602,
+    http: 403,
+    status: 'PERMISSION_DENIED',
+    summary: 'An Agent Card is not signed where a signature is required, or its signature does not verify.',
   },
   FORBIDDEN: {
     exit: 6,

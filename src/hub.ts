@@ -19,6 +19,9 @@ export { KeyRing, type CredentialLists, type KeyChange } from './a2a/server/key-
 export type { LimitOptions } from './a2a/server/caller-limits.js';
 export type { Rate } from './a2a/server/token-bucket.js';
 export type { AuditEvent, AuditSink, AuditAction } from './a2a/server/audit.js';
+// Agents' card signatures (A2A §8.4): checked against the keys the hub trusts, required or not.
+export type { CardSignaturePolicy, CardSignatureStatus } from './hub/card-signatures.js';
+export type { PublicJwk } from './a2a/wire/card-keys.js';
 
 // Where the hub keeps its registry.
 export { MemoryHubStore, type HubStore, type HubAgent } from './hub/hub-store.js';

@@ -36,6 +36,11 @@ export type { ExtendedCardSource } from './a2a/server/extended-card.js';
 export type { ExtendedCard, ExtendedSkill } from './a2a/wire/extended-card.js';
 export { retentionExtension, RETENTION_EXTENSION } from './a2a/wire/retention-extension.js';
 
+// Signed cards (A2A §8.4): `createA2AHandler({ signing })` signs each card it serves.
+export type { CardSigning } from './a2a/server/card-signing.js';
+export { signCard, verifyCard, JWKS_PATH, type AgentCardSignature, type CardVerification, type SignatureCheck, type SignatureHeader, type TrustedKeys } from './a2a/wire/card-signature.js';
+export { signingKeyFrom, publicKeysFrom, type SigningKey, type PublicJwk, type CardSigningAlg } from './a2a/wire/card-keys.js';
+
 // Adapters: node:http, and `fetch(Request) → Response` for web-standard runtimes.
 export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './net/node-http.js';
 export { readTlsCredentials, type TlsCredentials } from './net/tls.js';

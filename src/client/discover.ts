@@ -26,6 +26,8 @@ export interface FetchCardOptions {
 
 export interface Discovered {
   card: RemoteCard;
+  /** The card as fetched, for what reads it whole (its signatures are checked over every field). */
+  json: Record<string, unknown>;
   /** The URL the user named, as the agent's address: `a2a:<baseUrl>` is its channel. */
   baseUrl: string;
 }
@@ -53,7 +55,7 @@ export async function fetchAgentCard(url: string, options: FetchCardOptions = {}
     } catch {
       throw new LiteError('INVALID_CARD', `${candidate} does not hold JSON, so it is no agent card`, { url: candidate });
     }
-    return { card: readRemoteCard(json, candidate), baseUrl: base.pathname.endsWith('.json') ? base.origin : trimSlash(base.href) };
+    return { card: readRemoteCard(json, candidate), json: json as Record<string, unknown>, baseUrl: base.pathname.endsWith('.json') ? base.origin : trimSlash(base.href) };
   }
   throw new LiteError('PEER_ERROR', `no agent card at ${misses.join(', ')}`, { url });
 }

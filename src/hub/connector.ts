@@ -76,8 +76,11 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   /** The agent's URL at the hub, from this connection's hello. */
   let baseUrl: string | undefined;
 
+  /** Whether a hub has routed this agent's requests since it started. */
+  let everRouted = false;
   const routedNow = (): void => {
     connected = true;
+    everRouted = true;
     log(`connected to the hub ${hub} as ${options.agentId}: ${baseUrl}`);
     for (const wake of waiters.splice(0)) wake();
   };
@@ -121,7 +124,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   };
 
   const linkSession = (link: WebSocketLink, running: Map<string, AbortController>): Promise<void> =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const out = (frame: UpFrame): void => link.send(encodeLinkFrame(frame));
       const leave = (): void => link.close(CLOSE.goingAway);
       const quiet = new Silence((why) => link.drop(why));
@@ -129,7 +132,12 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       link.onClose((why) => {
         quiet.stop();
         stop.signal.removeEventListener('abort', leave);
-        if (!stop.signal.aborted && why.startsWith('the hub went quiet')) log(why);
+        // The hub's own words when it refuses the agent (its card, say): the agent's operator must act.
+        const refused = why.startsWith(`the other side closed the link (${CLOSE.refused}:`);
+        // Refused before it was ever routed (its card, say): the agent has not started, and its
+        // operator must act; later, a refusal is logged and the agent dials again.
+        if (refused && !everRouted && !stop.signal.aborted) return reject(new LiteError('FORBIDDEN', `the hub ${hub} refused agent ${options.agentId}: ${why}`));
+        if (!stop.signal.aborted && (why.startsWith('the hub went quiet') || refused)) log(why);
         resolve();
       });
       link.messages((payload) => {

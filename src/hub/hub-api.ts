@@ -37,6 +37,7 @@ export function agentView(hub: Hub, agent: HubAgent, principal: string): Record<
     health: hub.health.of(agent.id),
     mine: agent.owner === principal,
     shared: agent.shared === true,
+    signature: hub.registry.signatures.statusOf(agent.card),
     registeredAt: agent.registeredAt,
     updatedAt: agent.updatedAt,
   };

@@ -9,6 +9,7 @@
 //   /hub/v1/…, /ard/search          the registry API (hub-api.ts)
 //   /console/                       the live console, when the hub serves it (console.ts)
 
+import { JWKS_PATH } from '../a2a/wire/card-signature.js';
 import { authenticator, keyRingOf, withAuth, type AuthOptions } from '../a2a/server/auth.js';
 import { outcomeOf, tell, type AuditSink } from '../a2a/server/audit.js';
 import { CAP_RETRY_SECONDS, type LimitOptions } from '../a2a/server/caller-limits.js';
@@ -67,7 +68,8 @@ const DEFAULT_LINK: LinkOptions = { maxMessageBytes: 65 * 1024 * 1024, maxBacklo
 export const ANONYMOUS = 'anonymous';
 
 const AGENT_PATH = /^\/agents\/([^/]+)(\/.*)?$/;
-const CARD_SUFFIXES = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
+// An agent's key set (the `jku` of its signed card) is as public as its card.
+const CARD_SUFFIXES = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json', JWKS_PATH]);
 
 export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2AHandler {
   const compatProblem = options.cardCompat === undefined ? undefined : cardCompatProblem(options.cardCompat);

@@ -8,6 +8,7 @@ import { statusError } from '../a2a/server/http.js';
 import type { HttpRequest, HttpResponse } from '../net/http-types.js';
 import type { RestRoute, RpcCall } from '../a2a/server/request-reading.js';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
+import { JWKS_PATH } from '../a2a/wire/card-signature.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardBase, pointedAt, rpcPathsOf } from './agent-card-view.js';
 import { EXTENDED_CARD_METHODS } from '../a2a/server/extended-card.js';
@@ -19,6 +20,7 @@ import { DEFAULT_MAX_HOPS, nextTrail, VIA_HEADER, viaFor } from './loop-guard.js
 import { Forwarded, forwardedHeaders, whenDone } from './forwarded.js';
 import { forwardTo } from './proxy.js';
 import { Registry } from './registry.js';
+import { CardSignatures, type CardSignaturePolicy } from './card-signatures.js';
 import { relayedAnswer } from './relayed-answer.js';
 import { forwardedBody, readRelayed, refusal } from './relayed-request.js';
 import { Relay, type LinkKind } from './relay.js';
@@ -47,6 +49,8 @@ export interface HubOptions {
   instance?: string;
   /** Told of the hub's own failures in the background (the cluster's); default: a line on stderr. */
   onError?: (error: unknown, where: string) => void;
+  /** Check agents' card signatures against trusted keys, and require them to verify or not (A2A §8.4). */
+  cardSignatures?: CardSignaturePolicy;
 }
 
 /**
@@ -85,7 +89,7 @@ export class Hub {
     this.via = options.cluster === undefined ? this.instance : clusterVia(options.cluster.bus.prefix);
     this.events = new HubEvents(options.cluster === undefined ? '' : `${this.instance.slice(0, 8)}-`);
     this.health = new HealthBoard(this.events);
-    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate, this.via);
+    this.registry = new Registry(options.store, this.health, this.events, this.allowPrivate, this.via, new CardSignatures(options.cardSignatures));
     this.owners = new TaskOwners(options.store);
     this.tasks = new TaskWatch(this.events);
     const health = this.health;
@@ -230,8 +234,9 @@ export class Hub {
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
     response = relayedAnswer(response);
-    // The public card, and the extended one (in a JSON-RPC result or a REST body), name the hub.
-    const card = read.call === undefined ? 'body' : EXTENDED_CARD_METHODS.has(read.call.method) ? (read.call.binding === 'jsonrpc' ? 'result' : 'body') : undefined;
+    // The public card, and the extended one (in a JSON-RPC result or a REST body), name the hub;
+    // an agent's key set is passed on as it is.
+    const card = read.call === undefined ? (read.path === JWKS_PATH ? undefined : 'body') : EXTENDED_CARD_METHODS.has(read.call.method) ? (read.call.binding === 'jsonrpc' ? 'result' : 'body') : undefined;
     if (card !== undefined && 'body' in response && response.status === 200) response = this.rewriteCard(id, agent.url, response, card);
     if (backend !== undefined && use !== undefined && use.kind !== 'none') {
       response = use.kind === 'list' ? await this.owners.filterList(backend, principal, response) : await this.owners.read(backend, principal, use.kind === 'send' && !use.message.taskId, response);

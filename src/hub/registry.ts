@@ -5,6 +5,7 @@
 import { LITE_CARD_EXTENSION } from '../a2a/wire/agent-card.js';
 import { isLiteError, LiteError } from '../errors.js';
 import { cardProblem, viewOf, type CardView } from './agent-card-view.js';
+import { CardSignatures } from './card-signatures.js';
 import { readText } from '../net/body.js';
 import { requestAgent } from './agent-request.js';
 import { VIA_HEADER } from './loop-guard.js';
@@ -49,6 +50,8 @@ export class Registry {
     private readonly allowPrivate: boolean,
     /** The hub's instance id, sent on every card read so that a URL leading back to the hub is refused there. */
     private readonly via = '',
+    /** What is made of card signatures: checked, and required or not. */
+    readonly signatures = new CardSignatures(),
   ) {}
 
   /** The principal that owns `id`, or undefined when nobody does; INVALID_PARAMS for an id no agent could have. */
@@ -62,6 +65,7 @@ export class Registry {
     const base = parseBase(url);
     const card = await this.fetchCard(base);
     const id = wantedId ?? idFromCard(card);
+    this.signatures.admit(card, id);
     return this.claimed(id, principal, () => this.save({ id, owner: principal, kind: 'url', card, url: base, shared }));
   }
 
@@ -69,6 +73,7 @@ export class Registry {
   async registerConnected(id: string, principal: string, card: unknown, shared = false): Promise<HubAgent> {
     const problem = cardProblem(card);
     if (problem !== undefined) throw new LiteError('INVALID_CARD', `agent ${id}: ${problem}`);
+    this.signatures.admit(card as Record<string, unknown>, id);
     return this.claimed(id, principal, () => this.save({ id, owner: principal, kind: 'connected', card: card as Record<string, unknown>, shared }));
   }
 
@@ -173,10 +178,15 @@ export class Registry {
       const started = performance.now();
       try {
         const card = await this.fetchCard(agent.url);
-        this.health.up(agent.id, performance.now() - started);
-        if (JSON.stringify(card) !== JSON.stringify(agent.card)) await this.save({ ...agent, card });
+        const latency = performance.now() - started;
+        if (JSON.stringify(card) !== JSON.stringify(agent.card)) {
+          // A card that no longer verifies is not taken: the agent is down until it does again.
+          this.signatures.admit(card, agent.id);
+          await this.save({ ...agent, card });
+        }
+        this.health.up(agent.id, latency);
       } catch (error) {
-        this.health.failed(agent.id, isLiteError(error) ? error.message : 'its card could not be fetched', 3);
+        this.health.failed(agent.id, isLiteError(error) ? error.message : 'its card could not be fetched', isLiteError(error, 'CARD_SIGNATURE_INVALID') ? 1 : 3);
       }
     }
   }

@@ -6,7 +6,7 @@
 import { statusError } from '../a2a/server/http.js';
 import { type HttpResponse } from '../net/http-types.js';
 
-const PASSED_TYPES = new Set(['application/json', 'application/a2a+json', 'text/event-stream', 'application/problem+json']);
+const PASSED_TYPES = new Set(['application/json', 'application/a2a+json', 'text/event-stream', 'application/problem+json', 'application/jwk-set+json']);
 
 /** Headers of the agent's that reach the client; every other is dropped. */
 const PASSED_HEADERS = new Set(['content-type', 'cache-control', 'etag', 'last-modified', 'vary', 'a2a-extensions', 'a2a-version', 'retry-after', 'www-authenticate', 'allow', 'x-accel-buffering']);

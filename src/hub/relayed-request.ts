@@ -4,6 +4,7 @@
 // repeated or escaped keys left to read another way), and the fields the decision rests on keep
 // one spelling with the value read, so that no reader behind the hub can find another task there.
 
+import { JWKS_PATH } from '../a2a/wire/card-signature.js';
 import { HUB_EXTENSION } from '../a2a/wire/hub-trail.js';
 import { statusError } from '../a2a/server/http.js';
 import { type HttpRequest, type HttpResponse } from '../net/http-types.js';
@@ -49,6 +50,8 @@ export function readRelayed(request: HttpRequest, path: string, rpcPaths?: Reado
   const read = readA2ARequest(request, rpcPaths, path);
   if (read.kind === 'card') return { path: read.path, body: '' };
   if (read.kind === 'answer') return { answer: read.response };
+  // The key set a signed card's `jku` names goes to the agent as its card does: read, no body.
+  if (read.kind === 'none' && read.path === JWKS_PATH && (request.method === 'GET' || request.method === 'HEAD')) return { path: read.path, body: '' };
   if (read.kind === 'none') return { answer: statusError(404, 'NOT_FOUND', `no A2A endpoint at ${read.path}`) };
   const extensions = requestedExtensions(request.headers['a2a-extensions'] ?? request.headers['x-a2a-extensions']);
   const use = taskUseOf(read.method, read.run, read.params, extensions.size > 0 ? { extensions } : {});

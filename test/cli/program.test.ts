@@ -58,7 +58,7 @@ describe('the a2a-lite program', () => {
     [['help', 'constructor'], `unknown command "constructor"; the commands are ${COMMAND_LIST} (see a2a-lite --help)`],
     [['tasks', 'hasOwnProperty'], 'tasks: expected new, record, list, show, get or cancel, got "hasOwnProperty"'],
     [['tasks', 'constructor'], 'tasks: expected new, record, list, show, get or cancel, got "constructor"'],
-    [['card', '__proto__'], 'card: expected init, validate or show, got "__proto__"'],
+    [['card', '__proto__'], 'card: expected init, validate, show or sign, got "__proto__"'],
     [['agents', 'valueOf'], 'agents: expected add, list, show or remove, got "valueOf"'],
     [['runs', 'constructor'], 'runs: say list or show, not "constructor"; see: a2a-lite runs --help'],
     [['hub', 'toString'], 'hub: unexpected argument "toString"; see: a2a-lite hub --help'],

@@ -5,6 +5,7 @@
 // 429. An `Admission` (limits, audit) sees each request once its principal is known. No
 // credential is ever written to a response or a log.
 
+import { JWKS_PATH } from '../wire/card-signature.js';
 import { statusError, type A2AHandler } from './http.js';
 import type { HttpRequest, HttpResponse, RequestHead } from '../../net/http-types.js';
 import { KeyRing, type Credential } from './key-ring.js';
@@ -40,7 +41,8 @@ export interface AuthOptions {
 /** A handler told who made the request: undefined when auth is off and for the public card. */
 export type AuthenticatedHandler = (request: HttpRequest, principal: string | undefined) => Promise<HttpResponse>;
 
-const PUBLIC_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
+// The key set that verifies a signed card is as public as the card.
+const PUBLIC_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json', JWKS_PATH]);
 const WINDOW_MS = 60_000;
 
 /**

@@ -11,6 +11,8 @@ import { authenticator, keyRingOf, withAuth, type Admission, type AuthOptions, t
 import type { AuditSink } from './audit.js';
 import { admission, CallGate } from './call-gate.js';
 import { CallerLimits, type LimitOptions } from './caller-limits.js';
+import { cardSigner, keySetResponse, type CardSigning } from './card-signing.js';
+import { JWKS_PATH } from '../wire/card-signature.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
 import { json, statusError, type A2AHandler, type CallOutcome, type MethodCall } from './http.js';
 import { cardCompatProblem, cardShapeFor, type CardCompat } from './card-shape.js';
@@ -80,6 +82,11 @@ export interface A2AHandlerOptions {
    * never a credential or a message's text. `serve --audit FILE` writes them as JSON lines.
    */
   audit?: AuditSink;
+  /**
+   * Sign every card served with this key (A2A §8.4), and publish its public half as a JWK set at
+   * `/.well-known/jwks.json`, which each signature's `jku` names unless `jku` is given.
+   */
+  signing?: CardSigning;
 }
 
 /** The extensions every server has, as its card declares them; any request may activate them. */
@@ -133,14 +140,16 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const check = authenticator(auth, door);
+  const sign = options.signing === undefined ? undefined : cardSigner(options.signing);
   const handle = withAuth(async (request, principal) => {
     const read = readA2ARequest(request);
     switch (read.kind) {
       case 'card': {
         if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET');
         const shape = cardShapeFor(request, read.path, options.cardCompat);
-        const agentCard = shape === 'v1' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions());
-        return cardResponse(request, agentCard, since);
+        const served = cardOptions();
+        const agentCard = shape === 'v1' ? toAgentCardV1(card, served) : toHybridAgentCard(card, served);
+        return cardResponse(request, sign === undefined ? agentCard : sign(agentCard, served.baseUrl), since);
       }
       case 'answer':
         if (read.extensionsFirst === true && required.length > 0) {
@@ -152,6 +161,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         }
         return read.response;
       case 'none':
+        if (options.signing !== undefined && read.path === JWKS_PATH) return keySetResponse(request, options.signing);
         return statusError(404, 'NOT_FOUND', `no A2A endpoint at ${read.path}`);
       case 'call': {
         const context = contextOf(request.headers, principal, options.push);

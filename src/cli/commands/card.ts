@@ -9,6 +9,7 @@ import { newCard, readOwnCard, writeOwnCard } from '../../home/own-card.js';
 import { atMost, parseOptions, required } from '../args.js';
 import type { Command, Context } from '../context.js';
 import { commandGroup, type Subcommand } from '../group.js';
+import { signSubcommand } from './card-sign.js';
 import { parseJson, readInput } from '../input.js';
 import { printJson, printLine } from '../output.js';
 import { openStores } from '../stores.js';
@@ -55,6 +56,7 @@ With --json, prints the card itself.
 example:
   a2a-lite card show --lang en`,
   },
+  sign: signSubcommand,
 } satisfies Record<string, Subcommand>;
 
 export const command: Command = commandGroup('card', "This agent's Agent Card (agent-card.json in the home).", SUBCOMMANDS);

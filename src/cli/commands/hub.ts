@@ -11,6 +11,7 @@ import { atMost, parseOptions } from '../args.js';
 import type { Command } from '../context.js';
 import { hubBacking, openHubBus, openHubStore } from '../hub-backing.js';
 import { printLine } from '../output.js';
+import { readTrustKeys } from '../key-files.js';
 import { credentialsFrom } from '../token-flags.js';
 import { CredentialSources } from '../credential-sources.js';
 import { describeOperations, limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
@@ -18,7 +19,7 @@ import { parseTokenFiles } from '../token-files.js';
 import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 
 export const command: Command = {
-  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--token-file NAME=PATH …] [--audit FILE] [--rate-limit R] [--allow-private] [--card-compat 1.0|0.3] [--console] [--json]',
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--token-file NAME=PATH …] [--audit FILE] [--rate-limit R] [--allow-private] [--card-compat 1.0|0.3] [--require-signed-cards] [--trust-key FILE …] [--tls-cert FILE --tls-key FILE] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
 connection they opened, a WebSocket, or an event stream where a proxy in between does not pass
@@ -52,6 +53,12 @@ ${TLS_SERVER_HELP}
 ${OPERATIONS_HELP}
   --allow-private         fetch cards from, and forward to, loopback and private addresses
                           (refused by default, against SSRF)
+  --trust-key FILE        a public key (PEM, JWK or JWK set) trusted to sign agents' cards
+                          (A2A §8.4); repeatable. The API and the console show, for each agent,
+                          whether its card is signed and verified against these keys
+  --require-signed-cards  register only agents whose card is signed by a --trust-key key
+                          (CARD_SIGNATURE_INVALID, 403, otherwise); a card by URL that stops
+                          verifying is not taken and the agent counts as down
   --heartbeat S           ping connected agents every S seconds (default 10); three missed
                           pings mark one down
   --check S               fetch the cards of agents registered by URL every S seconds to check
@@ -90,6 +97,8 @@ examples:
       console: { type: 'boolean' },
       ...TLS_SERVER_OPTIONS,
       'card-compat': { type: 'string' },
+      'trust-key': { type: 'string', multiple: true },
+      'require-signed-cards': { type: 'boolean' },
     });
     atMost('hub', positionals, 0);
     const tls = tlsFiles('hub', values, context);
@@ -106,6 +115,10 @@ examples:
     const graceMs = whole('--grace', values.grace ?? '10', 3600) * 1000;
     const maxHops = whole('--max-hops', values['max-hops'] ?? '8', 100, 1);
     const operations = startOperations('hub', values, context, sources);
+    const trustKeys = readTrustKeys(context, values['trust-key'] ?? [], '--trust-key');
+    // A key the agent serves itself proves nothing to the hub about who the agent is.
+    if (values['require-signed-cards'] && trustKeys.length === 0) throw new LiteError('USAGE', 'hub: --require-signed-cards needs --trust-key FILE: cards are checked against keys the hub trusts');
+    const cardSignatures = { trustKeys, required: values['require-signed-cards'] ?? false };
     const { store, where } = await openHubStore(backing, values, context);
     const instance = randomUUID();
     const bus = backing.cluster === undefined ? undefined : await openHubBus(backing.cluster, instance, context).catch(async (error: unknown) => {
@@ -113,7 +126,7 @@ examples:
       throw error;
     });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const hub = new Hub({ store, baseUrl: () => baseUrl, allowPrivate: values['allow-private'] ?? false, heartbeatMs, checkMs, graceMs, maxHops, instance, ...(bus === undefined ? {} : { cluster: { bus } }) });
+    const hub = new Hub({ store, baseUrl: () => baseUrl, allowPrivate: values['allow-private'] ?? false, heartbeatMs, checkMs, graceMs, maxHops, instance, cardSignatures, ...(bus === undefined ? {} : { cluster: { bus } }) });
     await hub.start();
     // Cards fetched when the hub starts (in a cluster, by the instance leading the checks): agents registered by URL are up again at once.
     void hub.checkUrlAgents();
@@ -126,7 +139,7 @@ examples:
     if (tls !== undefined) reloadTlsOnHangup(tls, server, (line) => context.stderr.write(`a2a-lite hub: ${line}\n`));
     if (baseUrl === '') baseUrl = server.url;
     const cluster = backing.cluster === undefined ? undefined : { bus: backing.cluster.shown, prefix: backing.cluster.prefix, instance };
-    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${sources.count} token(s)`, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }), allowPrivate: hub.allowPrivate, ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
+    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${sources.count} token(s)`, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }), allowPrivate: hub.allowPrivate, signedCards: cardSignatures.required ? 'required' : trustKeys.length > 0 ? 'checked' : 'not checked', ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));
     else {
       printLine(context, `hub on ${baseUrl}`);
@@ -138,6 +151,7 @@ examples:
       if (cluster !== undefined) printLine(context, `  cluster:  ${cluster.bus} (prefix ${cluster.prefix}), this instance ${instance}`);
       printLine(context, `  auth:     ${info.auth}${hub.allowPrivate ? '; private addresses allowed' : ''}`);
       if (callerLimits !== undefined || operations.auditPath !== undefined) printLine(context, `  limits:   ${describeOperations(callerLimits, operations.auditPath)}`);
+      if (trustKeys.length > 0) printLine(context, `  cards:    signatures checked against ${trustKeys.length} trusted key(s)${cardSignatures.required ? '; required to register' : ''}`);
     }
     if (!values.json) logAgents(hub, (line) => printLine(context, line));
     const signal = await new Promise<NodeJS.Signals>((resolve) => {

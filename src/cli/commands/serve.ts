@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { createA2AHandler } from '../../a2a/server/handler.js';
 import { JSONRPC_PATH } from '../../a2a/wire/agent-card.js';
+import { JWKS_PATH } from '../../a2a/wire/card-signature.js';
 import { retentionExtension } from '../../a2a/wire/retention-extension.js';
 import type { LiteCard } from '../../card/types.js';
 import { assertCard } from '../../card/validate.js';
@@ -27,6 +28,7 @@ import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from 
 import { authFrom, replyPeersFrom } from './serve-clients.js';
 import { describeOperations, limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
 import { CARD_HELP, CARD_OPTIONS, cardFlags } from './serve-cards.js';
+import { signingFrom } from '../key-files.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
 import { GRPC_HELP, GRPC_OPTIONS, grpcFlags, startGrpc } from './serve-grpc.js';
 import { describeStore, joinCluster, openServeStore, sharedStore, STORE_HELP, STORE_OPTIONS, storeChoice } from './serve-store.js';
@@ -53,6 +55,11 @@ ${CARD_HELP}
                           with --hub, no port unless --port is given)
   --base-url URL          the address clients use, when it differs (behind a proxy)
 ${TLS_SERVER_HELP}
+  --sign-key FILE         sign the served card (A2A §8.4, JWS over its RFC 8785 form) with the
+                          private key in FILE (PEM or JWK: Ed25519, P-256, P-384, RSA), and
+                          publish the public key at /.well-known/jwks.json, which each
+                          signature's jku names; --sign-kid ID names the key (default: its
+                          RFC 7638 thumbprint), --sign-jku URL points elsewhere for it
 ${STORE_HELP}
   --timeout SECONDS       stop a program that runs longer (default 600)
   --max-body BYTES        refuse larger requests with 413 (default 4194304)
@@ -113,6 +120,9 @@ examples:
       port: { type: 'string' },
       host: { type: 'string' },
       'base-url': { type: 'string' },
+      'sign-key': { type: 'string' },
+      'sign-kid': { type: 'string' },
+      'sign-jku': { type: 'string' },
       ...STORE_OPTIONS,
       timeout: { type: 'string' },
       'max-body': { type: 'string' },
@@ -158,6 +168,7 @@ examples:
     const { auth, sources } = authFrom(values, context);
     const callerLimits = limitsFrom('serve', values, sources.ring !== undefined);
     const operations = startOperations('serve', values, context, sources);
+    const signing = signingFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
     const stores = openStores(values, context);
     const { home, paths } = stores;
@@ -205,7 +216,7 @@ examples:
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
     // The gRPC port starts after the handler it serves; the card reads its address per request.
     const served: { grpc?: string } = {};
-    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...cards, ...(push === undefined ? {} : { push }), ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }) });
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...cards, ...(push === undefined ? {} : { push }), ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }), ...(signing === undefined ? {} : { signing }) });
     const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits, ...(tls === undefined ? {} : { tls: tls.credentials }) });
     const grpc = grpcGiven === undefined ? undefined : await startGrpc(grpcGiven, handler, { maxBodyBytes, ...limits }, tls?.credentials);
     if (grpc !== undefined) served.grpc = grpc.target;
@@ -232,6 +243,7 @@ examples:
       ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }),
       ...(cards.extendedCard === undefined ? {} : { extendedCard: values['extended-card'] }),
       ...(cards.cardCompat === undefined ? {} : { cardCompat: cards.cardCompat }),
+      ...(signing === undefined ? {} : { signed: { kid: signing.key.kid, alg: signing.key.alg, jku: signing.jku ?? `${baseUrl}${JWKS_PATH}` } }),
       ...(agent.retention === undefined ? {} : { retention: retentionExtension(agent.retention.rules).params }),
       ...(replyPeers.size === 0 ? {} : { replyTo: [...replyPeers.keys()] }),
       ...(hub === undefined ? {} : { hub: hubbed?.connection.hubUrl ?? hub.url, hubId: hub.id, listening: server?.url ?? 'none' }),
@@ -250,6 +262,7 @@ examples:
       printLine(context, `  auth:       ${where.auth}`);
       if (where.limits !== undefined || where.audit !== undefined) printLine(context, `  operations: ${describeOperations(where.limits, where.audit)}`);
       if (where.extendedCard !== undefined) printLine(context, `  extended card: ${where.extendedCard}, for authenticated clients`);
+      if (where.signed !== undefined) printLine(context, `  card signed with ${where.signed.alg} key "${where.signed.kid}"; public key at ${where.signed.jku}`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
       if (hub !== undefined) printLine(context, `  hub:        connected to ${where.hub} as ${hub.id}${hub.urls.length > 1 ? ` (of ${hub.urls.length} hubs)` : ""}; own port: ${where.listening}`);
       if (where.replyTo !== undefined) printLine(context, `  answers:    sent back to ${where.replyTo.join(', ')} (--reply-to)`);
