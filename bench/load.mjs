@@ -1,12 +1,16 @@
 // A bounded load generator: C connections each send blocking SendMessage requests back to back
 // for D seconds after a warm-up; prints requests/s and latency percentiles as one JSON line.
 // With a fifth argument `keyed`, each request carries an Idempotency-Key of its own.
-import { Agent, request } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
+import { Agent as TlsAgent, request as httpsRequest } from 'node:https';
 
 const [url, connections = '32', seconds = '5', warmup = '1', mode = 'plain'] = process.argv.slice(2);
 const run = Math.random().toString(36).slice(2);
 const target = new URL(url);
-const agent = new Agent({ keepAlive: true, maxSockets: Number(connections) });
+// An https:// URL is a bench server's own certificate, made for the run: not checked.
+const secure = target.protocol === 'https:';
+const agent = secure ? new TlsAgent({ keepAlive: true, maxSockets: Number(connections), rejectUnauthorized: false }) : new Agent({ keepAlive: true, maxSockets: Number(connections) });
+const request = secure ? httpsRequest : httpRequest;
 let counter = 0;
 
 function send() {

@@ -24,6 +24,7 @@ function runClient(script, args) {
 const SERVERS = [
   ['raw node:http JSON', './servers/raw.mjs', []],
   ['a2a-lite (memory)', './servers/lite.mjs', ['memory']],
+  ['a2a-lite (memory, TLS)', './servers/lite.mjs', ['memory', 'tls']],
   ['a2a-lite (SQLite)', './servers/lite.mjs', ['sqlite']],
   ['@a2a-js/sdk (express, memory)', './servers/sdk.mjs', []],
 ];
@@ -76,6 +77,7 @@ export function describe(r) {
   const memory = t['a2a-lite (memory)'];
   const sqlite = t['a2a-lite (SQLite)'];
   const sdk = t['@a2a-js/sdk (express, memory)'];
+  const tls = t['a2a-lite (memory, TLS)'];
   const lines = [
     `serve: SendMessage, ${r.connections} connections, ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}`,
   ];
@@ -86,6 +88,7 @@ export function describe(r) {
   }
   lines.push(
     `  targets: memory ${memory.ratio.toFixed(2)}× raw (≥ 0.50), SQLite ${sqlite.ratio.toFixed(2)}× raw (≥ 0.35), p99 ${memory.p99.toFixed(1)} / ${sqlite.p99.toFixed(1)} ms vs SDK ${sdk.p99.toFixed(1)} ms (below)`,
+    `  TLS: a2a-lite over HTTPS (kept-alive connections, P-256) ${(tls.ratio / memory.ratio).toFixed(2)}× the same over plain HTTP`,
     `SSE: ${Math.round(r.sse.eventsPerSecond).toLocaleString('en')} events/s on one stream (${r.sse.events} events); 1,000 open streams hold ${(r.held.heapUsedBytes / 1024 / 1024).toFixed(1)} MiB of heap (${r.held.perStreamBytes.toLocaleString('en')} bytes each), RSS +${(r.held.rssBytes / 1024 / 1024).toFixed(1)} MiB`,
   );
   return lines;

@@ -1,4 +1,5 @@
-// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store.
+// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store; with a
+// second argument `tls`, over HTTPS with a certificate made for the run (openssl).
 // Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release;
 // "tick MS" sends a numbered update ("tick 1", "tick 2", …) every MS ms until /release, then
 // ends with "ticked N".
@@ -10,8 +11,18 @@ import { jiajiaCard } from '../../dist/card/examples.js';
 import { createAgent } from '../../dist/runtime/agent.js';
 import { listen } from '../../dist/net/node-http.js';
 import { MemoryTaskStore } from '../../dist/store/task-store.js';
+import { readTlsCredentials } from '../../dist/net/tls.js';
+import { execFileSync } from 'node:child_process';
 
 const kind = process.argv[2] ?? 'memory';
+/** A self-signed P-256 certificate for 127.0.0.1, as an operator's would be. */
+const tls = (() => {
+  if (process.argv[3] !== 'tls') return undefined;
+  const folder = mkdtempSync(join(tmpdir(), 'a2a-bench-tls-'));
+  const [cert, key] = [join(folder, 'cert.pem'), join(folder, 'key.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  return readTlsCredentials(cert, key);
+})();
 const store = kind === 'sqlite'
   ? await (await import('../../dist/store/sqlite/task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
   : new MemoryTaskStore();
@@ -62,7 +73,7 @@ const server = await listen(async (request) => {
     return { status: 200, headers: {}, body: 'ok' };
   }
   return a2a(request);
-});
+}, tls === undefined ? {} : { tls });
 url = server.url;
 console.log(`READY ${url}/jsonrpc`);
 process.on('SIGINT', () => process.exit(0));
