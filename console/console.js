@@ -299,6 +299,26 @@ function counts() {
   $('no-tasks').hidden = tasks.size > 0;
 }
 
+// ---- who is limited ---------------------------------------------------------------------
+
+/** Every 10 s, the callers the hub refused for being over their limits (GET /hub/v1/limits). */
+async function watchLimits() {
+  try {
+    const response = await fetch(new URL('limits', API), { headers: authHeaders(), cache: 'no-store' });
+    if (response.ok) {
+      const { limited = [] } = await response.json();
+      const rows = limited.slice(-50).reverse().map((entry) => el('li', 'limited', `${entry.by} ${entry.caller}: ${entry.kind}, refused ${entry.hits}× (last ${new Date(entry.lastAt).toLocaleTimeString()})`));
+      $('limited').replaceChildren(...rows);
+      $('limited-count').textContent = rows.length === 0 ? '' : String(limited.length);
+      $('no-limited').hidden = rows.length > 0;
+    }
+  } catch {
+    // The feed says when the hub is away; this list waits for the next round.
+  }
+  setTimeout(watchLimits, 10000);
+}
+
 takeTokenFromFragment();
 counts();
 void follow();
+void watchLimits();

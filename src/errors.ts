@@ -140,6 +140,8 @@ export const ERROR_TABLE = {
   // 429 and RESOURCE_EXHAUSTED: what gRPC and HTTP say of a quota that is used up for now; A2A
   // has no code for it, so JSON-RPC's first implementation-defined server error.
   STORE_FULL: { exit: 7, rpc: -32000, http: 429, status: 'RESOURCE_EXHAUSTED', summary: 'The task store holds its most tasks and none of them has ended; a new task is refused.' },
+  // The same answer for a caller over its own limits (`serve --rate-limit`, `--max-streams-per-caller` …).
+  RATE_LIMITED: { exit: 7, rpc: -32000, http: 429, status: 'RESOURCE_EXHAUSTED', summary: 'The caller sent too many requests, or holds too many streams or tasks, for now; try again after Retry-After.' },
   LEDGER_CORRUPT: { exit: 7, rpc: -32603, http: 500, status: 'INTERNAL', summary: 'A ledger or cache file could not be read back.' },
   IO_ERROR: { exit: 7, rpc: -32603, http: 500, status: 'INTERNAL', summary: 'The file system refused a read or a write.' },
   INTERNAL: { exit: 1, rpc: -32603, http: 500, status: 'INTERNAL', summary: 'A bug: please report it with the command that caused it.' },

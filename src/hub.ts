@@ -13,6 +13,12 @@ export type { HubEvents, HubEvent, HubListener, AgentHealth, TaskSeen } from './
 export type { A2AHandler } from './a2a/server/http.js';
 export type { HttpHandler, HttpRequest, HttpResponse, RequestHead } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
+// Credentials that can be replaced while serving (a token rotated or withdrawn), limits per
+// caller, and the audit trail (docs/operations.md).
+export { KeyRing, type CredentialLists, type KeyChange } from './a2a/server/key-ring.js';
+export type { LimitOptions } from './a2a/server/caller-limits.js';
+export type { Rate } from './a2a/server/token-bucket.js';
+export type { AuditEvent, AuditSink, AuditAction } from './a2a/server/audit.js';
 // Agents' card signatures (A2A §8.4): checked against the keys the hub trusts, required or not.
 export type { CardSignaturePolicy, CardSignatureStatus } from './hub/card-signatures.js';
 export type { PublicJwk } from './a2a/wire/card-keys.js';

@@ -22,6 +22,12 @@ export { createA2AHandler, type A2AHandlerOptions } from './a2a/server/handler.j
 export type { A2AHandler } from './a2a/server/http.js';
 export type { HttpHandler, HttpRequest, HttpResponse, RequestHead } from './net/http-types.js';
 export type { AuthOptions, Credential } from './a2a/server/auth.js';
+// Credentials that can be replaced while serving (a token rotated or withdrawn), limits per
+// caller, and the audit trail (docs/operations.md).
+export { KeyRing, type CredentialLists, type KeyChange } from './a2a/server/key-ring.js';
+export type { LimitOptions } from './a2a/server/caller-limits.js';
+export type { Rate } from './a2a/server/token-bucket.js';
+export type { AuditEvent, AuditSink, AuditAction } from './a2a/server/audit.js';
 export type { ErrorReporter } from './a2a/server/error-report.js';
 export { toAgentCardV1, toHybridAgentCard, LITE_CARD_EXTENSION, type CardOptions, type CardExtension } from './a2a/wire/agent-card.js';
 // The card for clients that say no A2A-Version, and the extended card for authenticated ones.

@@ -10,7 +10,10 @@
 //   /console/                       the live console, when the hub serves it (console.ts)
 
 import { JWKS_PATH } from '../a2a/wire/card-signature.js';
-import { withAuth, type AuthOptions } from '../a2a/server/auth.js';
+import { authenticator, keyRingOf, withAuth, type AuthOptions } from '../a2a/server/auth.js';
+import { outcomeOf, tell, type AuditSink } from '../a2a/server/audit.js';
+import { CAP_RETRY_SECONDS, type LimitOptions } from '../a2a/server/caller-limits.js';
+import { HubGuard } from './hub-guard.js';
 import { askedVersion, json, statusError, type A2AHandler } from '../a2a/server/http.js';
 import { cardCompatProblem, type CardCompat } from '../a2a/server/card-shape.js';
 import { Forwarded } from './forwarded.js';
@@ -41,6 +44,17 @@ export interface HubHandlerOptions {
   /** How long an agent that dials in has to give its card before it is dropped (default 10 s). */
   cardReadMs?: number;
   /**
+   * Limits on each caller: requests per principal and per address (429 with Retry-After), open
+   * streams and sends in flight per caller (docs/operations.md). None by default.
+   */
+  limits?: LimitOptions;
+  /**
+   * Told of each security event (a failed login, a limit hit) and each request that changes
+   * state (an agent registered or removed; a send, cancel or push config relayed): never a
+   * token or a message's text. `hub --audit FILE` writes them as JSON lines.
+   */
+  audit?: AuditSink;
+  /**
    * The agents' cards for clients that say no A2A-Version: `'1.0'` (default) passes the request
    * on as it came (an a2a-lite agent then gives its strict 1.0 card); `'0.3'` asks the agent for
    * its 0.3 card (A2A-Version 0.3), for 0.3 clients that send no version (card-shape.ts).
@@ -62,10 +76,27 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   if (compatProblem !== undefined) throw new LiteError('USAGE', compatProblem);
   const report = options.onError ?? ((error: unknown, where: string) => process.stderr.write(`a2a-lite hub: ${where}: ${error instanceof Error ? error.message : String(error)}\n`));
   const link = options.link ?? DEFAULT_LINK;
-  const dialIn = { link, cardReadMs: options.cardReadMs ?? 10_000 };
+  const keys = keyRingOf(options.auth ?? {});
+  const guard = new HubGuard(options.limits, options.audit, keys !== undefined);
+  // A withdrawn token's streams end, and so do the relay links of the agents that dialled in with it.
+  keys?.onRevoke((principals) => {
+    guard.limits.streams.close(principals);
+    for (const principal of principals) hub.relay.dropPrincipal(principal, 'the token this agent dialled in with was withdrawn');
+  });
+  const dialIn = { link, cardReadMs: options.cardReadMs ?? 10_000, guard };
   const page = options.console === true ? consoleRoutes() : undefined;
+  const door = options.limits === undefined && options.audit === undefined ? undefined : guard.admission();
+  /** Public routes spend their caller's tokens too, once a request. */
+  const admitted = new WeakSet<object>();
+  const admitPublic = (head: RequestHead): HttpResponse | undefined => {
+    if (door === undefined || admitted.has(head.headers)) return undefined;
+    const refused = door.admit(head, undefined);
+    if (refused === undefined) admitted.add(head.headers);
+    return refused;
+  };
   // The console's answer to any other method (405) is for those who may use the hub.
-  const guarded = withAuth(async (request, principal) => page?.(request) ?? route(hub, request, principal ?? ANONYMOUS, dialIn), options.auth ?? {});
+  const auth: AuthOptions = { ...options.auth, ...(keys === undefined ? {} : { keys }) };
+  const guarded = withAuth(async (request, principal) => page?.(request) ?? route(hub, request, principal ?? ANONYMOUS, dialIn), auth, authenticator(auth, door), door);
   const handler: A2AHandler = async (request) => {
     try {
       if (!METHODS.has(request.method)) return statusError(405, 'UNIMPLEMENTED', `the hub takes ${[...METHODS].join(', ')}`, { allow: [...METHODS].join(', ') });
@@ -73,6 +104,8 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
       // What is public is decided here and before the body alike (`isPublic`), so that a request
       // gets the same answer from a socket and from a call in process.
       const open = publicRoute(request, page !== undefined);
+      const limited = open === undefined ? undefined : admitPublic(request);
+      if (limited !== undefined) return limited;
       if (open === 'console') return (page as NonNullable<typeof page>)(request) as HttpResponse;
       if (open === 'catalog') return await catalog(hub);
       if (open !== undefined) return await hub.call(agentId(open.agent), cardRequest(request, options.cardCompat), open.card);
@@ -91,7 +124,7 @@ export function createHubHandler(hub: Hub, options: HubHandlerOptions = {}): A2A
   // Only what is public is read without a credential: a stranger cannot make the hub hold
   // bodies of up to its limit (64 MiB) just to answer 401.
   const refusal = guarded.beforeBody;
-  if (refusal !== undefined) handler.beforeBody = (head) => (METHODS.has(head.method) && !isPublic(head, page !== undefined) ? refusal(head) : undefined);
+  if (refusal !== undefined) handler.beforeBody = (head) => (!METHODS.has(head.method) ? undefined : isPublic(head, page !== undefined) ? admitPublic(head) : refusal(head));
   return handler;
 }
 
@@ -133,15 +166,20 @@ export function hubUpgrades(handler: A2AHandler, limits: UpgradeLimits = LISTEN_
   return upgrades(handler, (req) => (req.url ?? '').startsWith('/hub/v1/connect?') && /\bwebsocket\b/i.test(req.headers.upgrade ?? ''), limits);
 }
 
-/** How agents dial in: their WebSocket's limits, and how long they have to give their card. */
+/** How agents dial in (their WebSocket's limits, how long they have to give their card), and the caller limits and audit trail. */
 interface DialIn {
   link: LinkOptions;
   cardReadMs: number;
+  guard: HubGuard;
 }
 
 async function route(hub: Hub, request: UpgradeRequest, principal: string, dialIn: DialIn): Promise<HttpResponse> {
+  const { guard } = dialIn;
   const agent = AGENT_PATH.exec(request.path);
-  if (agent !== null) return hub.call(agentId(agent[1] as string), request, agent[2] ?? '/', principal);
+  if (agent !== null) {
+    const id = agentId(agent[1] as string);
+    return guard.track(principal, await hub.gatedCall(id, request, agent[2] ?? '/', principal, guard.gate(principal, request.remoteAddress, id)));
+  }
   if (request.path === '/hub/v1/connect') {
     if (request.method !== 'GET') return statusError(405, 'UNIMPLEMENTED', 'use GET', { allow: 'GET' });
     return connect(hub, request, principal, dialIn);
@@ -151,8 +189,32 @@ async function route(hub: Hub, request: UpgradeRequest, principal: string, dialI
     if (request.method !== 'POST') return statusError(405, 'UNIMPLEMENTED', 'use POST', { allow: 'POST' });
     return frames(hub, request, post[1] as string, principal);
   }
-  const api = await apiRoute(hub, request, principal);
-  return api ?? statusError(404, 'NOT_FOUND', `nothing at ${request.path} on this hub; see docs/hub.md`);
+  if (request.path === '/hub/v1/limits' && request.method === 'GET') return json(200, { limits: limitsOf(guard), limited: guard.limits.limited() });
+  if (request.path === '/hub/v1/events' && request.method === 'GET') {
+    try {
+      guard.limits.checkStreams(principal, request.remoteAddress);
+    } catch (error) {
+      return statusError(429, 'RESOURCE_EXHAUSTED', (error as Error).message, { 'retry-after': String(CAP_RETRY_SECONDS) });
+    }
+  }
+  const changes = request.path === '/hub/v1/agents' && request.method === 'POST' ? 'register' : /^\/hub\/v1\/agents\/[^/]+$/.test(request.path) && request.method === 'DELETE' ? 'remove' : undefined;
+  const api = changes === undefined ? await apiRoute(hub, request, principal) : await guard.audited(changes, principal, request.remoteAddress, changes === 'remove' ? safeId(request.path.slice('/hub/v1/agents/'.length)) : undefined, async () => (await apiRoute(hub, request, principal)) as HttpResponse);
+  return api === undefined ? statusError(404, 'NOT_FOUND', `nothing at ${request.path} on this hub; see docs/hub.md`) : guard.track(principal, api);
+}
+
+/** The limits in force, as the console shows them. */
+function limitsOf(guard: HubGuard): Record<string, unknown> {
+  const { rate, addressRate, maxStreams, maxTasks } = guard.limits.options;
+  return { ...(rate === undefined ? {} : { rate }), ...(addressRate === undefined ? {} : { addressRate }), ...(maxStreams === undefined ? {} : { maxStreams }), ...(maxTasks === undefined ? {} : { maxTasks }) };
+}
+
+/** An agent id from a path for the audit trail; what is no valid escape is left as it came. */
+function safeId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** The agent id in a path segment; a malformed escape is refused as no id could hold it. */
@@ -192,7 +254,7 @@ async function connect(hub: Hub, request: UpgradeRequest, principal: string, dia
     session = hub.relay.attach(id, hub.agentUrl(id), principal, link, routed, maxBody);
     answer = TAKEN;
   }
-  void readCard(hub, { id, principal, session, routed, shared: shared === 'true' }, dialIn.cardReadMs);
+  void readCard(hub, { id, principal, session, routed, shared: shared === 'true', address: request.remoteAddress }, dialIn);
   return answer;
 }
 
@@ -208,9 +270,15 @@ function maxBodyOf(given: string | null): number | undefined {
  * there. A new agent whose card does not come, or is refused (another principal registered
  * the id meanwhile, or it is no card), is dropped, telling it why; a known one is marked down.
  */
-async function readCard(hub: Hub, dialled: { id: string; principal: string; session: string; routed: boolean; shared: boolean }, limitMs: number): Promise<void> {
-  const { id, principal, session, routed, shared } = dialled;
-  const failed = (why: string): void => (routed ? hub.health.failed(id, why) : hub.relay.drop(session, why));
+async function readCard(hub: Hub, dialled: { id: string; principal: string; session: string; routed: boolean; shared: boolean; address: string | undefined }, dialIn: DialIn): Promise<void> {
+  const { id, principal, session, routed, shared, address } = dialled;
+  const limitMs = dialIn.cardReadMs;
+  const told = (outcome: string): void => tell(dialIn.guard.audit, { action: 'register', principal, ...(address === undefined ? {} : { address }), agent: id, outcome, detail: 'dialled in' });
+  const failed = (why: string, outcome = 'PEER_ERROR'): void => {
+    told(outcome);
+    if (routed) hub.health.failed(id, why);
+    else hub.relay.drop(session, why);
+  };
   const request: HttpRequest = { method: 'GET', path: '/.well-known/agent-card.json', query: new URLSearchParams(), headers: {}, body: '' };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), limitMs)));
@@ -223,9 +291,10 @@ async function readCard(hub: Hub, dialled: { id: string; principal: string; sess
   try {
     await hub.registry.registerConnected(id, principal, parseJson(response.body, 'its card'), shared);
   } catch (error) {
-    failed(isLiteError(error) ? error.message : 'its card could not be stored');
+    failed(isLiteError(error) ? error.message : 'its card could not be stored', outcomeOf(error));
     return;
   }
+  told('ok');
   hub.relay.route(session);
 }
 

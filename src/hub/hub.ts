@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
 import type { HttpRequest, HttpResponse } from '../net/http-types.js';
+import type { RestRoute, RpcCall } from '../a2a/server/request-reading.js';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import { JWKS_PATH } from '../a2a/wire/card-signature.js';
 import { isLiteError, LiteError } from '../errors.js';
@@ -53,6 +54,13 @@ export interface HubOptions {
   /** Check agents' card signatures against trusted keys, and require them to verify or not (A2A §8.4). */
   cardSignatures?: CardSignaturePolicy;
 }
+
+/**
+ * Told of each call the hub read before relaying it (its method, params, binding): a refusal
+ * to answer in its place, or a function given the answer (returning the answer to send), for
+ * the caller's limits and the audit trail.
+ */
+export type CallGate = (call: RpcCall | RestRoute) => HttpResponse | ((response: HttpResponse) => HttpResponse) | undefined;
 
 export class Hub {
   /** The live feed: `hub.events.listen(…)` hears agents come and go, their health, and tasks. */
@@ -181,7 +189,12 @@ export class Hub {
    * agent is told `principal` (who the hub authenticated; '' for the public card), so that each
    * caller reaches only the tasks it made; for an agent reached by URL the hub keeps them apart.
    */
-  async call(id: string, request: HttpRequest, path: string, principal = ''): Promise<HttpResponse> {
+  call(id: string, request: HttpRequest, path: string, principal = ''): Promise<HttpResponse> {
+    return this.gatedCall(id, request, path, principal);
+  }
+
+  /** @internal `call`, with `gate` told of the call as read, before it goes on (the caller limits, the audit trail). */
+  async gatedCall(id: string, request: HttpRequest, path: string, principal: string, gate?: CallGate): Promise<HttpResponse> {
     const agent = this.registry.cached(id) ?? (await this.registry.lookup(id));
     if (agent === undefined) return statusError(404, 'NOT_FOUND', `no agent "${id}" is registered at this hub`);
     let via: string;
@@ -204,6 +217,8 @@ export class Hub {
     } catch (error) {
       return refusal(read.call as NonNullable<typeof read.call>, isLiteError(error) ? error : new LiteError('INTERNAL', 'internal error'));
     }
+    const gated = gate !== undefined && read.call !== undefined ? gate(read.call) : undefined;
+    if (gated !== undefined && typeof gated !== 'function') return gated;
     const headers = forwardedHeaders(request.headers, via, backend === undefined ? undefined : principal);
     const observed = HubCall.start(id, request, read.call, agent.kind === 'url' ? agent.url : undefined);
     observed?.inject(headers);
@@ -218,6 +233,8 @@ export class Hub {
     } catch (error) {
       if (send) this.health.busy(id, -1);
       observed?.failed(error);
+      // The gate hears of every call it let through, answered or not.
+      gated?.(statusError(502, 'UNAVAILABLE', 'the agent could not be reached'));
       throw error;
     }
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
@@ -231,8 +248,8 @@ export class Hub {
       response = use.kind === 'list' ? await this.owners.filterList(backend, principal, response) : await this.owners.read(backend, principal, use.kind === 'send' && !use.message.taskId, response);
     }
     const tapped = this.tasks.tap(id, principal, observed === undefined ? response : observed.finish(response));
-    if (!send) return tapped;
-    return whenDone(tapped, () => this.health.busy(id, -1));
+    const answer = send ? whenDone(tapped, () => this.health.busy(id, -1)) : tapped;
+    return gated === undefined ? answer : gated(answer);
   }
 
   /** Stops timers, connections and watchers (and leaves the cluster, without waiting: `stop` waits). */

@@ -10,59 +10,12 @@ import { overBytes } from '../net/body.js';
 import { SSE_HEADERS, sseEvent } from '../net/sse.js';
 import { whenGone, type HttpRequest, type HttpResponse } from '../net/http-types.js';
 import { Channel } from './channel.js';
+import type { LinkKind, RelayOptions, Session, Transport } from './relay-session.js';
 import { headersToPass, queryToPass } from './passed-headers.js';
 import { decodeUpFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { CLOSE, type WebSocketLink } from '../net/websocket.js';
 
-export interface RelayObserver {
-  up(agentId: string): void;
-  down(agentId: string, reason: string): void;
-  /** A heartbeat came back after `ms`. */
-  latency(agentId: string, ms: number): void;
-}
-
-export interface RelayOptions {
-  observer: RelayObserver;
-  /** How often each connection is pinged (default 10 s). */
-  heartbeatMs?: number;
-  /** Pings unanswered in a row before the connection is dropped (default 3). */
-  maxMissed?: number;
-  /** How long a request waits for its agent to (re)connect (default 10 s). */
-  graceMs?: number;
-}
-
-interface Pending {
-  /** Settles the client's response, once: whole, or a stream's head. */
-  answer(response: HttpResponse): void;
-  /** The stream's body, once a head came. */
-  stream?: Channel;
-}
-
-/** How frames reach a connected agent: a WebSocket link, or an event stream (its answers then come as posts). */
-interface Transport {
-  kind: LinkKind;
-  send(frame: DownFrame): void;
-  /** Ends the connection; `why`, when the hub refuses the agent, is told where the link can say it. */
-  end(why?: string): void;
-}
-
-/** How a connected agent reaches the hub: a WebSocket, or an event stream with posts back. */
-export type LinkKind = 'websocket' | 'event-stream';
-
-interface Session {
-  id: string;
-  agentId: string;
-  /** Who opened it: only they may post its answers. */
-  principal: string;
-  down: Transport;
-  /** True once the session is over; its frames are no longer taken. */
-  over: boolean;
-  pending: Map<string, Pending>;
-  pings: Map<number, number>;
-  missed: number;
-  /** The largest request body the agent takes (its `serve --max-body`), when it said. */
-  maxBody: number | undefined;
-}
+export type { LinkKind, RelayObserver, RelayOptions } from './relay-session.js';
 
 export class Relay {
   private readonly sessions = new Map<string, Session>();
@@ -159,6 +112,13 @@ export class Relay {
   drop(sessionId: string, why: string): void {
     const session = this.sessions.get(sessionId);
     if (session !== undefined) this.end(session, why);
+  }
+
+  /** Ends every session `principal` opened (its credential was withdrawn), telling each agent `why`; how many. */
+  dropPrincipal(principal: string, why: string): number {
+    const theirs = [...this.sessions.values()].filter((session) => session.principal === principal);
+    for (const session of theirs) this.end(session, why);
+    return theirs.length;
   }
 
   /** Ends the routed session of `agentId` as going away (it dialled another instance of a cluster since). */

@@ -7,7 +7,10 @@ import type { LiteCard } from '../../card/types.js';
 import type { Agent } from '../../runtime/agent.js';
 import { toAgentCardV1, toHybridAgentCard, type CardExtension, type CardOptions } from '../wire/agent-card.js';
 import { retentionExtension } from '../wire/retention-extension.js';
-import { authEnabled, authenticator, withAuth, type AuthOptions } from './auth.js';
+import { authenticator, keyRingOf, withAuth, type Admission, type AuthOptions, type Authenticator } from './auth.js';
+import type { AuditSink } from './audit.js';
+import { admission, CallGate } from './call-gate.js';
+import { CallerLimits, type LimitOptions } from './caller-limits.js';
 import { cardSigner, keySetResponse, type CardSigning } from './card-signing.js';
 import { JWKS_PATH } from '../wire/card-signature.js';
 import { systemErrorReporter, type ErrorReporter } from './error-report.js';
@@ -21,7 +24,7 @@ import { METHODS_V1 } from './jsonrpc-v1.js';
 import type { MethodContext, MethodResult, StreamItem } from './methods.js';
 import { mapEvents } from './map-events.js';
 import type { PushConfigService } from '../../model/push-config.js';
-import { canonicalPath, failure, methodNotAllowed, readA2ARequest, rpcResponse, V1_HEADER, type RpcCall, type RpcId, type Version } from './request-reading.js';
+import { canonicalPath, failure, methodNotAllowed, readA2ARequest, rpcResponse, RPC_PATHS, V1_HEADER, type RpcCall, type RpcId, type Version } from './request-reading.js';
 import { restError, runRest } from './rest-v1.js';
 import { reliabilityExtensions, requestedExtensions, requireExtensions } from '../wire/extensions.js';
 import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
@@ -71,6 +74,17 @@ export interface A2AHandlerOptions {
    */
   extendedCard?: ExtendedCardSource;
   /**
+   * Limits on each caller: requests per principal and per address (429 with Retry-After), open
+   * streams and tasks per caller (docs/operations.md). None by default.
+   */
+  limits?: LimitOptions;
+  /**
+   * Told of each security event (a failed login, a limit hit) and each call that changes state
+   * (send, cancel, push config set or deleted): who, from where, the task and the outcome,
+   * never a credential or a message's text. `serve --audit FILE` writes them as JSON lines.
+   */
+  audit?: AuditSink;
+  /**
    * Sign every card served with this key (A2A §8.4), and publish its public half as a JWK set at
    * `/.well-known/jwks.json`, which each signature's `jku` names unless `jku` is given.
    */
@@ -102,10 +116,14 @@ const grpcInterface = (url: string | undefined): { grpcUrl?: string } => (url ==
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const card = options.card ?? options.agent.card;
   const baseUrl = typeof options.baseUrl === 'function' ? options.baseUrl : () => options.baseUrl as string;
-  const auth = options.auth ?? {};
-  const security = authEnabled(auth)
-    ? { bearer: (auth.bearerTokens?.length ?? 0) > 0, ...((auth.apiKeys?.length ?? 0) > 0 ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) }
-    : undefined;
+  const keys = keyRingOf(options.auth ?? {});
+  const auth: AuthOptions = { ...options.auth, ...(keys === undefined ? {} : { keys }) };
+  const security = keys === undefined ? undefined : { bearer: keys.bearer || !keys.apiKey, ...(keys.apiKey ? { apiKeyHeader: auth.apiKeyHeader ?? 'X-API-Key' } : {}) };
+  const limits = new CallerLimits(options.limits, options.audit);
+  const gate = new CallGate(options.agent, limits, options.audit, keys !== undefined || options.limits?.maxStreams !== undefined);
+  // A withdrawn credential's streams end at once; its next request is refused.
+  keys?.onRevoke((principals) => limits.streams.close(principals));
+  const door = options.limits === undefined && options.audit === undefined ? undefined : admission(limits, options.audit, (head) => (RPC_PATHS.has(canonicalPath(head.path)) ? 'jsonrpc' : 'rest'));
   const extensions = [...(options.agent.retention === undefined ? [] : [retentionExtension(options.agent.retention.rules)]), ...(options.extensions ?? [])];
   const required = extensions.filter((extension) => extension.required === true).map((extension) => extension.uri);
   const compatProblem = options.cardCompat === undefined ? undefined : cardCompatProblem(options.cardCompat);
@@ -123,7 +141,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const extended = options.extendedCard === undefined ? undefined : extendedCards(options.extendedCard, toAgentCardV1(card, cardOptions()));
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const check = authenticator(auth);
+  const check = authenticator(auth, door);
   const sign = options.signing === undefined ? undefined : cardSigner(options.signing);
   const handle = withAuth(async (request, principal) => {
     const read = readA2ARequest(request);
@@ -157,12 +175,12 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
           if (!isAuthenticated(principal)) return observing(observed, unauthenticated(auth));
           context.extendedCard = (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
         }
-        const response = read.binding === 'rest' ? await runRest(options.agent, request, read.call, context, report, run) : await runRpc(options.agent, request, { ...read, run }, context, report);
+        const response = await gate.around(read, request, principal, context, report, (told) => (read.binding === 'rest' ? runRest(options.agent, request, read.call, context, told, run) : runRpc(options.agent, request, { ...read, run }, context, told)));
         observed?.finish(response);
         return forCard ? privateAnswer(activated(response, context)) : activated(response, context);
       }
     }
-  }, auth, check);
+  }, auth, check, door);
   const handler: A2AHandler = async (request) => {
     const path = canonicalPath(request.path);
     try {
@@ -175,7 +193,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   };
   const refusal = handle.beforeBody;
   if (refusal !== undefined) handler.beforeBody = (head) => refusal({ ...head, path: canonicalPath(head.path) });
-  handler.runMethod = (call) => callMethod(options, check, required, report, call);
+  handler.runMethod = (call) => callMethod(options, { check, door, gate }, required, report, call);
   return handler;
 }
 
@@ -185,16 +203,22 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
  * and the version asked (1.0 only, or none said), then the method of METHODS_V1 runs with the
  * same context JSON-RPC and REST give it.
  */
-async function callMethod(options: A2AHandlerOptions, check: ReturnType<typeof authenticator>, required: readonly string[], report: ErrorReporter, call: MethodCall): Promise<CallOutcome> {
+async function callMethod(options: A2AHandlerOptions, guards: { check: Authenticator; door: Admission | undefined; gate: CallGate }, required: readonly string[], report: ErrorReporter, call: MethodCall): Promise<CallOutcome> {
   const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...remote(call.remoteAddress) };
   const observed = ObservedCall.start({ method: call.method, binding: 'grpc', version: '1.0', params: call.params, headers: call.headers, ...remote(call.remoteAddress), card: options.card ?? options.agent.card });
-  const checked = check(head);
+  const checked = guards.check(head);
   if ('refusal' in checked) {
     observed?.refused(String(checked.refusal.status));
     return checked;
   }
+  const limited = guards.door?.admit(head, checked.principal);
+  if (limited !== undefined) {
+    observed?.refused(String(limited.status));
+    return { refusal: limited };
+  }
   const context = contextOf(call.headers, checked.principal, options.push);
   if (required.length > 0) context.requiredExtensions = required;
+  const finish = guards.gate.start(call, call.remoteAddress, checked.principal, context);
   const what = `gRPC ${call.method}`;
   try {
     const version = call.headers['a2a-version']?.trim() ?? '';
@@ -202,11 +226,15 @@ async function callMethod(options: A2AHandlerOptions, check: ReturnType<typeof a
     requireExtensions(required, context.extensions);
     const method = Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined;
     if (method === undefined) throw new LiteError('METHOD_NOT_FOUND', `no method "${call.method}" in A2A 1.0`);
+    context.beforeRun?.();
     const outcome = await (observed === undefined ? method : observed.method(method))(options.agent, call.params, context);
+    finish();
     if ('result' in outcome) return outcome;
-    return { events: mapEvents(outcome.events, (item) => item, { onError: (error) => { report(error, `the stream of ${what}`); throw error; } }) };
+    const events = mapEvents(outcome.events, (item) => item, { onError: (error) => { report(error, `the stream of ${what}`); throw error; } });
+    return { events: guards.gate.trackEvents(checked.principal ?? call.remoteAddress, events) };
   } catch (error) {
     observed?.refused(errorType(error));
+    finish({ error });
     report(error, what);
     throw error;
   }
@@ -247,6 +275,7 @@ async function runRpc(agent: Agent, request: HttpRequest, call: RpcCall, context
   let outcome: MethodResult;
   try {
     requireExtensions(context.requiredExtensions ?? [], context.extensions);
+    context.beforeRun?.();
     outcome = await call.run(agent, call.params, context);
   } catch (error) {
     report(error, `JSON-RPC ${method}`);

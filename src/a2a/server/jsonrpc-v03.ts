@@ -17,7 +17,7 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
     const direct = await agent.answer(message, keyed(context));
     if (direct !== undefined) return { result: messageToV03(direct) };
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength');
-    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), ...keyed(context), ...pushOnSendV03(configuration, context) });
+    const task = await agent.send(message, { returnImmediately: !blockingOf(configuration), ...keyed(context, pushOnSendV03(configuration, context)) });
     return { result: taskToV03(task, historyLength) };
   },
 
@@ -25,7 +25,7 @@ export const METHODS_V03: Readonly<Record<string, Method>> = {
     const { message, configuration } = sendParams(params);
     const direct = await agent.answer(message, keyed(context));
     if (direct !== undefined) return { events: eventsV03(only<TaskEvent>({ kind: 'message', message: direct }), context) };
-    return { events: eventsV03(await agent.stream(message, { ...keyed(context), ...pushOnSendV03(configuration, context) }), context) };
+    return { events: eventsV03(await agent.stream(message, { ...keyed(context, pushOnSendV03(configuration, context)) }), context) };
   },
 
   async 'tasks/get'(agent, params, context) {

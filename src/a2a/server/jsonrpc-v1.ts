@@ -18,7 +18,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     if (direct !== undefined) return { result: { message: messageToV1(direct) } };
     const returnImmediately = field(configuration, 'returnImmediately', 'return_immediately') === true;
     const historyLength = optionalInteger(configuration, 'params.configuration.historyLength', 'historyLength', 'history_length');
-    const task = await agent.send(message, { returnImmediately, ...keyed(context), ...pushOnSendV1(configuration, context) });
+    const task = await agent.send(message, { returnImmediately, ...keyed(context, pushOnSendV1(configuration, context)) });
     return { result: { task: taskToV1(task, historyLength) } };
   },
 
@@ -26,7 +26,7 @@ export const METHODS_V1: Readonly<Record<string, Method>> = {
     const { message, configuration } = sendParams(params);
     const direct = await agent.answer(message, keyed(context));
     if (direct !== undefined) return { events: eventsV1(only<TaskEvent>({ kind: 'message', message: direct }), context) };
-    return { events: eventsV1(await agent.stream(message, { ...keyed(context), ...pushOnSendV1(configuration, context) }), context) };
+    return { events: eventsV1(await agent.stream(message, { ...keyed(context, pushOnSendV1(configuration, context)) }), context) };
   },
 
   async GetTask(agent, params, context) {

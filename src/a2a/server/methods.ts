@@ -2,7 +2,7 @@
 // gives it, its outcome, and the task id most methods read.
 
 import type { PushConfigService } from '../../model/push-config.js';
-import type { TaskEvent } from '../../model/task.js';
+import type { Task, TaskEvent } from '../../model/task.js';
 import type { Agent, SendOptions } from '../../runtime/agent.js';
 import { IDEMPOTENCY_EXTENSION, RESUME_EXTENSION, withSeq } from '../wire/extensions.js';
 import { mapEvents } from './map-events.js';
@@ -31,6 +31,13 @@ export interface MethodContext {
   lastEventId?: string;
   /** The request's `Idempotency-Key` header. */
   idempotencyKey?: string;
+  /** Runs before the method (the server's cap on streams); what it throws is the method's error. */
+  beforeRun?: () => void;
+  /**
+   * Told of the task a send makes or continues, before its first update; what it throws refuses
+   * the message (the server's cap on tasks per caller), and no new task is made.
+   */
+  onTaskStart?: (task: Task) => void;
   /**
    * The extended card in the shape of `version`, made for the (authenticated) caller; absent
    * when the server offers none (extended-card.ts).
@@ -71,9 +78,21 @@ export function streamItems(events: AsyncIterable<TaskEvent>, toWire: (event: Ta
   });
 }
 
-/** Who sends, and the key that makes a retry of the send safe (the idempotency extension). */
-export function keyed(context: MethodContext | undefined): SendOptions {
+/**
+ * Who sends, and the key that makes a retry of the send safe (the idempotency extension);
+ * `onStart` (a push config given with the message) runs once the task exists, after the
+ * server's own `onTaskStart`.
+ */
+export function keyed(context: MethodContext | undefined, onStart: Pick<SendOptions, 'beforeStart'> = {}): SendOptions {
   const options: SendOptions = {};
+  const told = context?.onTaskStart;
+  const then = onStart.beforeStart;
+  if (told !== undefined) {
+    options.beforeStart = async (task) => {
+      told(task);
+      await then?.(task);
+    };
+  } else if (then !== undefined) options.beforeStart = then;
   if (context?.principal !== undefined) options.owner = context.principal;
   if (context?.idempotencyKey !== undefined) options.idempotencyKey = context.idempotencyKey;
   // A client that activates the extension counts on its message ids too.

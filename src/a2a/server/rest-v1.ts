@@ -112,6 +112,7 @@ export async function runRest(agent: Agent, request: HttpRequest, call: RestCall
   const what = `HTTP+JSON ${call.method}`;
   try {
     requireExtensions(context.requiredExtensions ?? [], context.extensions);
+    context.beforeRun?.();
     const method = run ?? (Object.hasOwn(METHODS_V1, call.method) ? METHODS_V1[call.method] : undefined);
     if (method === undefined) throw new LiteError('INTERNAL', `no 1.0 method "${call.method}"`);
     const outcome = await method(agent, call.params, context);

@@ -2,7 +2,6 @@
 // standard A2A endpoint for each agent, and a catalog in the field's formats (docs/hub.md).
 
 import { randomUUID } from 'node:crypto';
-import type { AuthOptions } from '../../a2a/server/auth.js';
 import { cardCompatProblem, type CardCompat } from '../../a2a/server/card-shape.js';
 import { LiteError } from '../../errors.js';
 import { createHubHandler, hubUpgrades } from '../../hub/hub-handler.js';
@@ -14,10 +13,13 @@ import { hubBacking, openHubBus, openHubStore } from '../hub-backing.js';
 import { printLine } from '../output.js';
 import { readTrustKeys } from '../key-files.js';
 import { credentialsFrom } from '../token-flags.js';
+import { CredentialSources } from '../credential-sources.js';
+import { describeOperations, limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
+import { parseTokenFiles } from '../token-files.js';
 import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 
 export const command: Command = {
-  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--allow-private] [--card-compat 1.0|0.3] [--require-signed-cards] [--trust-key FILE …] [--tls-cert FILE --tls-key FILE] [--console] [--json]',
+  usage: 'a2a-lite hub [--port N] [--host H] [--store sqlite|memory|postgres://…] [--db FILE] [--cluster nats://…] [--token-env NAME …] [--token-file NAME=PATH …] [--audit FILE] [--rate-limit R] [--allow-private] [--card-compat 1.0|0.3] [--require-signed-cards] [--trust-key FILE …] [--tls-cert FILE --tls-key FILE] [--console] [--json]',
   help: `Runs a hub for a network of A2A agents. Agents register by card URL, or dial in with
 a2a-lite serve --hub URL (no inbound port needed: the hub relays their requests over the
 connection they opened, a WebSocket, or an event stream where a proxy in between does not pass
@@ -44,6 +46,11 @@ ${TLS_SERVER_HELP}
                           clients alike; repeat it for each. With any, every request but the
                           catalog and the cards needs one, and an agent id belongs to the
                           token (the variable's name) that registered it first
+  --token-file NAME=PATH  accept the token in the file PATH, as the principal NAME (one token;
+                          read again on SIGHUP: a changed or emptied file's old token stops
+                          working, its streams close and the agents that dialled in with it
+                          are dropped); repeatable
+${OPERATIONS_HELP}
   --allow-private         fetch cards from, and forward to, loopback and private addresses
                           (refused by default, against SSRF)
   --trust-key FILE        a public key (PEM, JWK or JWK set) trusted to sign agents' cards
@@ -80,6 +87,8 @@ examples:
       cluster: { type: 'string' },
       'cluster-prefix': { type: 'string' },
       'token-env': { type: 'string', multiple: true },
+      'token-file': { type: 'string', multiple: true },
+      ...OPERATIONS_OPTIONS,
       'allow-private': { type: 'boolean' },
       heartbeat: { type: 'string' },
       check: { type: 'string' },
@@ -98,12 +107,14 @@ examples:
     if (compatProblem !== undefined) throw new LiteError('USAGE', `hub: --card-compat: ${compatProblem}`);
     const port = whole('--port', values.port ?? '7400', 65535);
     const backing = hubBacking(values, context);
-    const tokens = credentialsFrom('hub', values['token-env'], context);
-    const auth: AuthOptions = tokens === undefined ? {} : { bearerTokens: tokens };
+    const sources = new CredentialSources('hub', { env: credentialsFrom('hub', values['token-env'], context) ?? [], files: parseTokenFiles('hub', '--token-file', values['token-file'], context.cwd) }, {}, (line) => void context.stderr.write(`${line}\n`));
+    const tokens = sources.ring;
+    const callerLimits = limitsFrom('hub', values, tokens !== undefined);
     const heartbeatMs = whole('--heartbeat', values.heartbeat ?? '10', 3600, 1) * 1000;
     const checkMs = whole('--check', values.check ?? '30', 86_400) * 1000;
     const graceMs = whole('--grace', values.grace ?? '10', 3600) * 1000;
     const maxHops = whole('--max-hops', values['max-hops'] ?? '8', 100, 1);
+    const operations = startOperations('hub', values, context, sources);
     const trustKeys = readTrustKeys(context, values['trust-key'] ?? [], '--trust-key');
     // A key the agent serves itself proves nothing to the hub about who the agent is.
     if (values['require-signed-cards'] && trustKeys.length === 0) throw new LiteError('USAGE', 'hub: --require-signed-cards needs --trust-key FILE: cards are checked against keys the hub trusts');
@@ -123,12 +134,12 @@ examples:
     // uploads on their way to a slow agent.
     const limits = { maxBodyBytes: 64 * 1024 * 1024, maxStreamBacklogBytes: 256 * 1024 * 1024, requestTimeout: DEFAULT_REQUEST_TIMEOUT };
     // An agent's WebSocket link carries the same bodies, one message each.
-    const handler = createHubHandler(hub, { auth, console: values.console ?? false, ...(cardCompat === undefined ? {} : { cardCompat: cardCompat as CardCompat }), link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
+    const handler = createHubHandler(hub, { auth: tokens === undefined ? {} : { keys: tokens }, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }), console: values.console ?? false, ...(cardCompat === undefined ? {} : { cardCompat: cardCompat as CardCompat }), link: { maxMessageBytes: limits.maxBodyBytes + 1024 * 1024, maxBacklogBytes: limits.maxStreamBacklogBytes } });
     const server = await listen(handler, { port, host: values.host ?? '127.0.0.1', keepAliveTimeout: 65_000, ...limits, upgrades: hubUpgrades(handler, limits), ...(tls === undefined ? {} : { tls: tls.credentials }) });
     if (tls !== undefined) reloadTlsOnHangup(tls, server, (line) => context.stderr.write(`a2a-lite hub: ${line}\n`));
     if (baseUrl === '') baseUrl = server.url;
     const cluster = backing.cluster === undefined ? undefined : { bus: backing.cluster.shown, prefix: backing.cluster.prefix, instance };
-    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${tokens.length} token(s)`, allowPrivate: hub.allowPrivate, signedCards: cardSignatures.required ? 'required' : trustKeys.length > 0 ? 'checked' : 'not checked', ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
+    const info = { hub: baseUrl, catalog: `${baseUrl}/.well-known/ai-catalog.json`, api: `${baseUrl}/hub/v1`, store: where, ...(cluster === undefined ? {} : { cluster }), auth: tokens === undefined ? 'none' : `${sources.count} token(s)`, ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }), allowPrivate: hub.allowPrivate, signedCards: cardSignatures.required ? 'required' : trustKeys.length > 0 ? 'checked' : 'not checked', ...(values.console ? { console: `${baseUrl}/console/` } : {}) };
     if (values.json) printLine(context, JSON.stringify(info));
     else {
       printLine(context, `hub on ${baseUrl}`);
@@ -139,6 +150,7 @@ examples:
       printLine(context, `  registry: ${where}`);
       if (cluster !== undefined) printLine(context, `  cluster:  ${cluster.bus} (prefix ${cluster.prefix}), this instance ${instance}`);
       printLine(context, `  auth:     ${info.auth}${hub.allowPrivate ? '; private addresses allowed' : ''}`);
+      if (callerLimits !== undefined || operations.auditPath !== undefined) printLine(context, `  limits:   ${describeOperations(callerLimits, operations.auditPath)}`);
       if (trustKeys.length > 0) printLine(context, `  cards:    signatures checked against ${trustKeys.length} trusted key(s)${cardSignatures.required ? '; required to register' : ''}`);
     }
     if (!values.json) logAgents(hub, (line) => printLine(context, line));
@@ -150,6 +162,7 @@ examples:
     await server.close();
     await bus?.close();
     await store.close();
+    await operations.close();
     if (!values.json) printLine(context, `stopped (${signal})`);
     return 0;
   },

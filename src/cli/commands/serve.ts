@@ -26,6 +26,7 @@ import { loadOwnCard } from './card.js';
 import { reloadTlsOnHangup, tlsFiles, TLS_SERVER_HELP, TLS_SERVER_OPTIONS } from '../tls-flags.js';
 import { HUB_HELP, HUB_OPTIONS, hubFlags, listenPort, startHubConnection } from './serve-hub.js';
 import { authFrom, replyPeersFrom } from './serve-clients.js';
+import { describeOperations, limitsFrom, OPERATIONS_HELP, OPERATIONS_OPTIONS, startOperations } from '../operations.js';
 import { CARD_HELP, CARD_OPTIONS, cardFlags } from './serve-cards.js';
 import { signingFrom } from '../key-files.js';
 import { PLAN_HELP, PLAN_OPTIONS, servedPlan } from './serve-plan.js';
@@ -77,9 +78,14 @@ ${HUB_HELP}
                           the environment variable NAME; repeat it for each client
   --auth-api-key-env NAME require an API key, the value of the environment variable NAME, sent
                           in the header --api-key-header (default X-API-Key); repeatable
-                          Each variable holds one token and stands for one client, named by
-                          the variable's name: a client sees, cancels and follows only the
-                          tasks it made; anyone else's are "not found". The card stays public.
+  --auth-bearer-file NAME=PATH, --auth-api-key-file NAME=PATH
+                          the same, the token of the client NAME in the file PATH (one token;
+                          read again on SIGHUP, so that it can be rotated); repeatable
+                          Each variable or file holds one token and stands for one client,
+                          named by the variable's name or NAME: a client sees, cancels and
+                          follows only the tasks it made; anyone else's are "not found". The
+                          card stays public.
+${OPERATIONS_HELP}
   --allow-private-webhooks  with --push, allow webhooks on loopback and private addresses
                           (refused by default, against SSRF); link-local and cloud
                           metadata addresses are refused even so
@@ -128,6 +134,9 @@ examples:
       'allow-private-webhooks': { type: 'boolean' },
       'auth-bearer-env': { type: 'string', multiple: true },
       'auth-api-key-env': { type: 'string', multiple: true },
+      'auth-bearer-file': { type: 'string', multiple: true },
+      'auth-api-key-file': { type: 'string', multiple: true },
+      ...OPERATIONS_OPTIONS,
       'api-key-header': { type: 'string' },
       'reply-to': { type: 'string', multiple: true },
       'reply-token-env': { type: 'string', multiple: true },
@@ -156,7 +165,9 @@ examples:
     const retentionGiven = retentionFlags(values);
     const grpcGiven = grpcFlags(values);
 
-    const auth = authFrom(values, context);
+    const { auth, sources } = authFrom(values, context);
+    const callerLimits = limitsFrom('serve', values, sources.ring !== undefined);
+    const operations = startOperations('serve', values, context, sources);
     const signing = signingFrom(values, context);
     const replyPeers = replyPeersFrom(values, context);
     const stores = openStores(values, context);
@@ -205,7 +216,7 @@ examples:
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
     // The gRPC port starts after the handler it serves; the card reads its address per request.
     const served: { grpc?: string } = {};
-    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...cards, ...(push === undefined ? {} : { push }), ...(signing === undefined ? {} : { signing }) });
+    const handler = createA2AHandler({ agent, baseUrl: () => baseUrl, grpcUrl: () => served.grpc, auth, ...cards, ...(push === undefined ? {} : { push }), ...(callerLimits === undefined ? {} : { limits: callerLimits }), ...(operations.audit === undefined ? {} : { audit: operations.audit }), ...(signing === undefined ? {} : { signing }) });
     const server = port === undefined ? undefined : await listen(handler, { port, host: values.host ?? '127.0.0.1', maxBodyBytes, ...limits, ...(tls === undefined ? {} : { tls: tls.credentials }) });
     const grpc = grpcGiven === undefined ? undefined : await startGrpc(grpcGiven, handler, { maxBodyBytes, ...limits }, tls?.credentials);
     if (grpc !== undefined) served.grpc = grpc.target;
@@ -215,7 +226,7 @@ examples:
     if (baseUrl === '' && server !== undefined) baseUrl = server.url;
 
     const webhooks = push === undefined ? 'off' : values['allow-private-webhooks'] ? 'on (private networks allowed)' : 'on';
-    const kinds = [auth.bearerTokens ? 'bearer token' : '', auth.apiKeys ? `API key (${auth.apiKeyHeader ?? 'X-API-Key'})` : ''].filter(Boolean);
+    const kinds = [sources.ring?.bearer ? 'bearer token' : '', sources.ring?.apiKey ? `API key (${auth.apiKeyHeader ?? 'X-API-Key'})` : ''].filter(Boolean);
     const where = {
       url: baseUrl,
       card: `${baseUrl}/.well-known/agent-card.json`,
@@ -228,6 +239,8 @@ examples:
       ...('driver' in store ? { sqlite: String(store.driver) } : {}),
       push: webhooks,
       auth: kinds.length === 0 ? 'none' : kinds.join(' or '),
+      ...(callerLimits === undefined ? {} : { limits: callerLimits }),
+      ...(operations.auditPath === undefined ? {} : { audit: operations.auditPath }),
       ...(cards.extendedCard === undefined ? {} : { extendedCard: values['extended-card'] }),
       ...(cards.cardCompat === undefined ? {} : { cardCompat: cards.cardCompat }),
       ...(signing === undefined ? {} : { signed: { kid: signing.key.kid, alg: signing.key.alg, jku: signing.jku ?? `${baseUrl}${JWKS_PATH}` } }),
@@ -247,6 +260,7 @@ examples:
       if (where.replica !== undefined) printLine(context, `  replica:    ${where.replica}, of the replicas sharing this store; bus: ${where.cluster}`);
       printLine(context, `  push:       ${where.push}`);
       printLine(context, `  auth:       ${where.auth}`);
+      if (where.limits !== undefined || where.audit !== undefined) printLine(context, `  operations: ${describeOperations(where.limits, where.audit)}`);
       if (where.extendedCard !== undefined) printLine(context, `  extended card: ${where.extendedCard}, for authenticated clients`);
       if (where.signed !== undefined) printLine(context, `  card signed with ${where.signed.alg} key "${where.signed.kid}"; public key at ${where.signed.jku}`);
       printLine(context, `  retention:  ${describeRules(retention.rules, retention.remembered)}`);
@@ -271,6 +285,7 @@ examples:
     await agent.shutdown('the server is shutting down');
     await cluster?.bus.close();
     await replies?.close();
+    await operations.close();
     server?.server.closeIdleConnections();
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
     server?.server.closeAllConnections();
