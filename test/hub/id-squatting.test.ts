@@ -13,7 +13,7 @@ import { Hub } from '../../src/hub/hub.js';
 import { listen } from '../../src/net/node-http.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
-import { dialLink } from '../../src/net/websocket.js';
+import { dialLink } from '../../src/net/websocket-dial.js';
 import { SseParser } from '../../src/net/sse.js';
 import { startAgent, startHub, until } from './hub-processes.js';
 
