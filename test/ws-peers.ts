@@ -3,7 +3,8 @@
 // reads what the server writes byte for byte.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { acceptLink, dialLink, RELAY_PROTOCOL, WebSocketLink, type LinkOptions } from '../src/net/websocket.js';
+import { acceptLink, RELAY_PROTOCOL, WebSocketLink, type LinkOptions } from '../src/net/websocket.js';
+import { dialLink } from '../src/net/websocket-dial.js';
 
 const servers: Server[] = [];
 /** Connections taken over by upgrades: a server's close does not end them. */

@@ -116,6 +116,18 @@ async function get(url: string, fetcher: Fetch, timeoutMs = 15_000): Promise<str
     const cause = (error as { cause?: { code?: string } }).cause;
     throw new LiteError('PEER_UNREACHABLE', `could not reach ${url}: ${cause?.code ?? (error as Error).message}`, { url }, { cause: error });
   }
+  // A hub answering for its agent (docs/hub.md: unavailable, and whether it had the request): no other path will do better.
+  const delivery = response.headers.get('a2a-lite-delivery');
+  if (response.status !== 200 && delivery !== null) {
+    let said = `HTTP ${response.status}`;
+    try {
+      const message = (JSON.parse((await readBody(response.body, 64 * 1024)) ?? '') as { error?: { message?: unknown } }).error?.message;
+      if (typeof message === 'string') said = message.slice(0, 500);
+    } catch {
+      // The status says enough.
+    }
+    throw new LiteError('PEER_ERROR', `the hub in front of ${url} answered for its agent: ${said}`, { url, status: response.status, delivery });
+  }
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
     return response.status;

@@ -22,7 +22,7 @@ export function peerError(error: unknown, target: RemoteInterface, httpStatus?: 
   const said = typeof error === 'string' ? error : typeof object.message === 'string' ? object.message : undefined;
   const message = said !== undefined ? said.slice(0, 500) : code !== undefined ? `error ${code}` : `an error without a message (${JSON.stringify(error)?.slice(0, 200) ?? 'nothing'})`;
   const reason = reasonOf(object.details);
-  const details = { url: target.url, code, status: status || undefined, reason };
+  const details = { url: target.url, code, status: status || undefined, reason, ...deliveryOf(object) };
   const known = codeOfPeerError(TAKEN_AS_THEIR_OWN, code, reason);
   if (known !== undefined) return new LiteError(known, `the agent says: ${message}`, details);
   if (reason === undefined && httpStatus === 404 && status === 'NOT_FOUND' && /task/i.test(message)) return new LiteError('TASK_NOT_FOUND', `the agent says: ${message}`, details);
@@ -44,18 +44,30 @@ function reasonOf(details: unknown): string | undefined {
  */
 export function httpError(target: RemoteInterface, status: number, text: string): LiteError {
   let said: string | undefined;
+  let delivery: { delivery?: string } = {};
   try {
     const body = JSON.parse(text) as unknown;
     if (typeof body === 'string') said = body;
     else if (typeof body === 'object' && body !== null) {
       const object = body as Record<string, unknown>;
       const nested = typeof object.error === 'object' && object.error !== null ? (object.error as Record<string, unknown>).message : undefined;
+      if (typeof object.error === 'object' && object.error !== null) delivery = deliveryOf(object.error as Record<string, unknown>);
       said = [object.message, nested, object.error, object.detail, object.title].find((v): v is string => typeof v === 'string');
     }
   } catch {
     said = text.trim() === '' ? undefined : text.trim().replace(/\s+/g, ' ').slice(0, 200);
   }
-  return new LiteError('PEER_ERROR', `the agent at ${target.url} answered HTTP ${status}${said === undefined ? '' : `: ${said.slice(0, 500)}`}`, { url: target.url, status });
+  return new LiteError('PEER_ERROR', `the agent at ${target.url} answered HTTP ${status}${said === undefined ? '' : `: ${said.slice(0, 500)}`}`, { url: target.url, status, ...delivery });
+}
+
+/**
+ * What a hub in front of the agent says of a request it could not relay (docs/hub.md): `none`,
+ * never sent; `unknown`, sent down a link that died before the agent acknowledged it; `taken`,
+ * the agent had it.
+ */
+function deliveryOf(error: Record<string, unknown>): { delivery?: string } {
+  const said = error.delivery;
+  return said === 'none' || said === 'unknown' || said === 'taken' ? { delivery: said } : {};
 }
 
 export function notA2A(target: RemoteInterface, problem: string): LiteError {

@@ -15,7 +15,9 @@ import { overBytes, readText } from '../net/body.js';
 import { decodeDownFrame, encodeLinkFrame, type DownFrame, type UpFrame } from './frames.js';
 import { DEFAULT_MAX_BODY, STATUS_ERROR_HEADERS, tooLargeBody } from '../net/node-http.js';
 import { Outbox } from './outbox.js';
-import { CLOSE, dialLink, type WebSocketLink } from '../net/websocket.js';
+import { Silence } from './silence.js';
+import { CLOSE, type WebSocketLink } from '../net/websocket.js';
+import { dialLink } from '../net/websocket-dial.js';
 
 /** The agent's side of its link: a request from the hub holds a body of up to 64 MiB. */
 const LINK = { maxMessageBytes: 80 * 1024 * 1024, maxBacklogBytes: 256 * 1024 * 1024 };
@@ -86,9 +88,9 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
   };
 
   /** Acts on one frame from the hub; `out` sends the answers back the way this session does. */
-  const dispatch = (frame: DownFrame, running: Map<string, AbortController>, out: (frame: UpFrame) => void, onHello: (session: string, heartbeatMs: number) => void): void => {
+  const dispatch = (frame: DownFrame, running: Map<string, AbortController>, out: (frame: UpFrame) => void, onHello: (hello: Extract<DownFrame, { type: 'hello' }>) => void): void => {
     if (frame.type === 'hello') {
-      onHello(frame.session, frame.heartbeatMs);
+      onHello(frame);
       failedInARow = 0;
       backoff = options.minBackoffMs ?? 200;
       baseUrl = frame.baseUrl;
@@ -108,13 +110,16 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     }
   };
 
-  /** One connection to the hub, until it ends: a WebSocket, or an event stream if the hub (or a proxy) does not upgrade. */
-  const session = async (): Promise<void> => {
-    const dialled = await dialLink(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}${options.shared === true ? '&shared=true' : ''}&maxBody=${maxBody}`, auth, LINK, stop.signal);
+  /**
+   * One connection to the hub, until it ends: a WebSocket, or an event stream if the hub (or a
+   * proxy) does not upgrade. Resolves with how it ended: which side noticed, and how.
+   */
+  const session = async (): Promise<string> => {
+    const dialled = await dialLink(`${hub}/hub/v1/connect?agent=${encodeURIComponent(options.agentId)}${options.shared === true ? '&shared=true' : ''}&maxBody=${maxBody}&watch=ws`, auth, LINK, stop.signal);
     const running = new Map<string, AbortController>();
     try {
-      if ('link' in dialled) await linkSession(dialled.link, running);
-      else await answeredSession(dialled.response, running);
+      if ('link' in dialled) return await linkSession(dialled.link, running);
+      return await answeredSession(dialled.response, running);
     } finally {
       connected = false;
       baseUrl = undefined;
@@ -123,7 +128,7 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     }
   };
 
-  const linkSession = (link: WebSocketLink, running: Map<string, AbortController>): Promise<void> =>
+  const linkSession = (link: WebSocketLink, running: Map<string, AbortController>): Promise<string> =>
     new Promise((resolve, reject) => {
       const out = (frame: UpFrame): void => link.send(encodeLinkFrame(frame));
       const leave = (): void => link.close(CLOSE.goingAway);
@@ -132,13 +137,11 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       link.onClose((why) => {
         quiet.stop();
         stop.signal.removeEventListener('abort', leave);
-        // The hub's own words when it refuses the agent (its card, say): the agent's operator must act.
-        const refused = why.startsWith(`the other side closed the link (${CLOSE.refused}:`);
         // Refused before it was ever routed (its card, say): the agent has not started, and its
-        // operator must act; later, a refusal is logged and the agent dials again.
+        // operator must act; later, a refusal is logged with the rest and the agent dials again.
+        const refused = why.startsWith(`the other side closed the link (close code ${CLOSE.refused}:`);
         if (refused && !everRouted && !stop.signal.aborted) return reject(new LiteError('FORBIDDEN', `the hub ${hub} refused agent ${options.agentId}: ${why}`));
-        if (!stop.signal.aborted && (why.startsWith('the hub went quiet') || refused)) log(why);
-        resolve();
+        resolve(why);
       });
       link.messages((payload) => {
         let frame: DownFrame;
@@ -149,12 +152,17 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
           return;
         }
         quiet.heard();
-        dispatch(frame, running, out, (_session, heartbeatMs) => quiet.expect(heartbeatMs));
+        dispatch(frame, running, out, (hello) => {
+          // The hub says how it watches the link: this side does the same, with WebSocket pings
+          // once the hub's have been missed for half a heartbeat. A hub that does not say is heard for.
+          if (hello.missed === undefined) quiet.expect(hello.heartbeatMs, 3);
+          else link.keepWatch({ intervalMs: hello.heartbeatMs, missed: hello.missed, writeTimeoutMs: hello.writeTimeoutMs ?? hello.heartbeatMs * hello.missed, pingAfterMs: hello.heartbeatMs * 1.5 });
+        });
       });
     });
 
   /** The hub answered without upgrading: a refusal, or an event stream of requests (answers go back in posts). */
-  const answeredSession = async (response: IncomingAnswer, running: Map<string, AbortController>): Promise<void> => {
+  const answeredSession = async (response: IncomingAnswer, running: Map<string, AbortController>): Promise<string> => {
     const status = response.statusCode ?? 0;
     if (status === 401 || status === 403 || status === 409) {
       let message = `HTTP ${status}`;
@@ -170,27 +178,33 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       response.resume();
       throw new Error(`the hub answered HTTP ${status}`);
     }
-    const outbox = new Outbox(hub, auth);
+    let ended = 'the hub ended the event stream';
+    const quiet = new Silence((why) => {
+      ended = why;
+      response.destroy();
+    });
+    const outbox = new Outbox(hub, auth, (why) => quiet.end(why));
     const out = (frame: UpFrame): void => outbox.push(frame);
     const parser = new SseParser();
     const decoder = new TextDecoder();
-    const quiet = new Silence((why) => {
-      log(why);
-      response.destroy();
-    });
     try {
       for await (const bytes of response) {
         quiet.heard();
         for (const event of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
-          dispatch(JSON.parse(event.data) as DownFrame, running, out, (session, heartbeatMs) => {
-            outbox.session = session;
-            quiet.expect(heartbeatMs);
+          dispatch(JSON.parse(event.data) as DownFrame, running, out, (hello) => {
+            outbox.session = hello.session;
+            outbox.timeoutMs = hello.writeTimeoutMs ?? 3 * hello.heartbeatMs;
+            quiet.expect(hello.heartbeatMs, hello.missed ?? 3);
           });
         }
       }
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (ended === 'the hub ended the event stream') ended = `TCP error ${code ?? ''}: ${(error as Error).message}`.replace('  ', ' ');
     } finally {
       quiet.stop();
     }
+    return ended;
   };
 
   let backoff = options.minBackoffMs ?? 200;
@@ -209,8 +223,8 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
     while (!stop.signal.aborted) {
       const dialled = hub;
       try {
-        await session();
-        if (!stop.signal.aborted) log(`the hub ${dialled} closed the connection; ${hubs.length > 1 ? `dialling ${hubs[(at + 1) % hubs.length]}` : 'reconnecting'}`);
+        const why = await session();
+        if (!stop.signal.aborted) log(`lost the hub ${dialled}: ${lostWords(why)}; ${hubs.length > 1 ? `dialling ${hubs[(at + 1) % hubs.length]}` : 'reconnecting'}`);
       } catch (error) {
         if (stop.signal.aborted) break;
         if (error instanceof LiteError) {
@@ -238,42 +252,6 @@ export function connectToHub(options: ConnectorOptions): HubConnection {
       waiters = [];
     },
   };
-}
-
-/**
- * Watches a connection for the hub's pings. A connection through NAT can die without either end
- * being told (a mapping that expired, a host that vanished); the hub then drops the agent, and
- * the agent, hearing nothing more, would wait on it for ever. Silent for three heartbeats and a
- * second: the connection is dropped and dialled again.
- */
-class Silence {
-  private last = performance.now();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly drop: (why: string) => void) {}
-
-  heard(): void {
-    this.last = performance.now();
-  }
-
-  /** The hub said it pings every `heartbeatMs`. */
-  expect(heartbeatMs: number): void {
-    this.stop();
-    if (!Number.isFinite(heartbeatMs) || heartbeatMs <= 0) return;
-    const limit = 3 * heartbeatMs + 1000;
-    this.timer = setInterval(() => {
-      if (performance.now() - this.last > limit) {
-        this.stop();
-        this.drop(`the hub went quiet for ${Math.round(limit / 1000)} s (no heartbeat); reconnecting`);
-      }
-    }, Math.min(heartbeatMs, 10_000));
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
-  }
 }
 
 /** Runs one relayed request through the agent's handler and queues its answer. */
@@ -309,4 +287,11 @@ async function answer(handler: A2AHandler, frame: Extract<DownFrame, { type: 're
 /** The body of a refusal: the hub's words are short, so more than 64 KiB is no words at all. */
 async function text(response: IncomingAnswer): Promise<string> {
   return readText(response, 64 * 1024).catch(() => '');
+}
+
+/** Why the link to the hub ended, with who noticed it and when. */
+function lostWords(why: string, at = new Date()): string {
+  const peer = /^the other side closed the link(.*)$/.exec(why);
+  const said = peer === null ? `noticed here: ${why}` : `the hub closed the link${peer[1] ?? ''}`;
+  return `${said}, at ${at.toISOString()}`;
 }

@@ -14,9 +14,11 @@ export type DownFrame =
   /**
    * The first frame. `routed`: whether the hub already sends the agent's requests here (its
    * owner coming back); false while the hub still reads and registers the agent's card, and then
-   * `routed` follows. A hub that does not say is taken to route at once.
+   * `routed` follows. A hub that does not say is taken to route at once. `heartbeatMs`, `missed`
+   * and `writeTimeoutMs` say how the hub watches the link (net/link-watch.ts), for the agent to
+   * watch it the same way; a hub that sends no `missed` watches it with heartbeat frames only.
    */
-  | { type: 'hello'; session: string; agentId: string; baseUrl: string; heartbeatMs: number; routed?: boolean }
+  | { type: 'hello'; session: string; agentId: string; baseUrl: string; heartbeatMs: number; missed?: number; writeTimeoutMs?: number; routed?: boolean }
   /** The hub now sends the agent's requests down this connection: its card is registered. */
   | { type: 'routed' }
   | { type: 'request'; rid: string; method: string; path: string; query: string; headers: Record<string, string>; body: string; principal: string }
@@ -135,8 +137,8 @@ function text(value: unknown, name: string, where: string): string {
   return value;
 }
 
-/** Hop-by-hop and framing headers are the relay's own business, never the agent's to set. */
-const DROPPED = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'set-cookie']);
+/** Hop-by-hop and framing headers are the relay's own business, never the agent's to set; so is what the hub says of delivery. */
+const DROPPED = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'set-cookie', 'a2a-lite-delivery']);
 
 function headers(value: unknown, where: string): Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new LiteError('INVALID_PARAMS', `${where}: "headers" is an object of strings`);

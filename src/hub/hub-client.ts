@@ -35,6 +35,19 @@ const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 /** Errors that mean the agent never took the task, so another may: down, unreachable, overloaded. */
 const FAILOVER_CODES = new Set(['PEER_UNREACHABLE', 'PEER_ERROR', 'STORE_FULL', 'LEDGER_BUSY']);
 
+/**
+ * Whether a send that failed with `error` may be given to the next agent. The hub says whether
+ * its agent had the request: `taken`, never (its task is there); `none`, always; `unknown` (the
+ * link died before the agent acknowledged it), since every send carries an Idempotency-Key.
+ * Other failures: when the code says the agent never took the task.
+ */
+export function mayTryAnother(error: unknown): boolean {
+  if (!isLiteError(error)) return false;
+  const delivery = (error.details as { delivery?: unknown } | undefined)?.delivery;
+  if (delivery === 'taken') return false;
+  return delivery === 'none' || delivery === 'unknown' || FAILOVER_CODES.has(error.code);
+}
+
 /** The agents `hubUrl` ranks for `skill`, best first; AGENT_NOT_FOUND when none is up. */
 export async function hubCandidates(hubUrl: string, skill: string, options: HubCallOptions = {}): Promise<HubCandidate[]> {
   const body = await hubGet(hubUrl, `/hub/v1/route?skill=${encodeURIComponent(skill)}`, options);
@@ -61,7 +74,7 @@ export async function sendThroughHub(stores: Stores, hubUrl: string, request: Se
       // Straight on to the next candidate: the hub has already held the send for a while.
       return await sendTask(stores, { sendRetries: 0, ...request, target: candidate.url, ...(options.guard === undefined ? {} : { guard: options.guard }) }, listener);
     } catch (error) {
-      if (!isLiteError(error) || !FAILOVER_CODES.has(error.code) || rest === 0) {
+      if (!isLiteError(error) || !mayTryAnother(error) || rest === 0) {
         if (errors.length > 0 && isLiteError(error)) throw new LiteError(error.code, `${error.message} (tried before: ${errors.join('; ')})`);
         throw error;
       }

@@ -251,7 +251,8 @@ async function connect(hub: Hub, request: UpgradeRequest, principal: string, dia
   } else {
     const link = acceptLink(request, dialIn.link);
     if (!(link instanceof WebSocketLink)) return link;
-    session = hub.relay.attach(id, hub.agentUrl(id), principal, link, routed, maxBody);
+    // `watch=ws`: the agent watches the link with WebSocket pings too (one built before listens for heartbeat frames).
+    session = hub.relay.attach(id, hub.agentUrl(id), principal, link, routed, maxBody, request.query.get('watch') === 'ws');
     answer = TAKEN;
   }
   void readCard(hub, { id, principal, session, routed, shared: shared === 'true', address: request.remoteAddress }, dialIn);

@@ -26,6 +26,7 @@ import { CardSignatures, type CardSignaturePolicy } from './card-signatures.js';
 import { relayedAnswer } from './relayed-answer.js';
 import { forwardedBody, readRelayed, refusal } from './relayed-request.js';
 import { Relay, type LinkKind } from './relay.js';
+import { DELIVERY_HEADER } from './relay-session.js';
 import { backendOf, TaskOwners } from './task-owners.js';
 import { TaskWatch } from './task-watch.js';
 
@@ -35,8 +36,12 @@ export interface HubOptions {
   baseUrl: () => string;
   /** Fetch cards from and forward to private addresses (loopback, LAN). */
   allowPrivate?: boolean;
-  /** Relay heartbeat period (default 10 s); a connection missing three in a row is dropped. */
+  /** Relay heartbeat period (default 2 s): a connection silent this long is pinged. */
   heartbeatMs?: number;
+  /** Heartbeats in a row with nothing heard before a connection is dropped as dead (default 2). */
+  missedPings?: number;
+  /** How long data sent down an agent's WebSocket may go unacknowledged before it is dropped (default 3 s). */
+  writeTimeoutMs?: number;
   /** How long a request waits for a disconnected agent to come back (default 10 s). */
   graceMs?: number;
   /** How often URL agents' cards are fetched to check them (default 30 s; 0: never). */
@@ -109,6 +114,8 @@ export class Hub {
         latency: (id, ms) => health.up(id, ms),
       },
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      ...(options.missedPings === undefined ? {} : { maxMissed: options.missedPings }),
+      ...(options.writeTimeoutMs === undefined ? {} : { writeTimeoutMs: options.writeTimeoutMs }),
       ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
     });
     this.cluster = options.cluster === undefined ? undefined : this.joined(options.cluster);
@@ -237,6 +244,8 @@ export class Hub {
       gated?.(statusError(502, 'UNAVAILABLE', 'the agent could not be reached'));
       throw error;
     }
+    // What the hub says of delivery is the hub's alone: an agent at a URL does not say it.
+    if (agent.kind === 'url' && DELIVERY_HEADER in response.headers) response = { ...response, headers: withoutDelivery(response.headers) };
     if (response.status >= 502 && response.status <= 504) this.health.failed(id, `it did not answer a relayed request (HTTP ${response.status})`, 3);
     else if (agent.kind === 'url') this.health.up(id, performance.now() - started);
     response = relayedAnswer(response);
@@ -274,4 +283,8 @@ export class Hub {
       return response;
     }
   }
+}
+
+function withoutDelivery(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== DELIVERY_HEADER));
 }

@@ -12,9 +12,9 @@ const POST_BYTES = 8 * 1024 * 1024;
 const keptAlive = keptAliveAgents({ maxSockets: 1 });
 
 /** POSTs `body` and reads the answer away. */
-async function post(url: string, body: string, auth: Record<string, string>): Promise<void> {
+async function post(url: string, body: string, auth: Record<string, string>, timeoutMs: number | undefined): Promise<void> {
   // Small posts one after another: Nagle's wait for the last one's ACK would add a delay to each.
-  const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body, agents: keptAlive, noDelay: true });
+  const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body, agents: keptAlive, noDelay: true, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   await new Promise<void>((resolve, reject) => {
     answer.resume();
     answer.on('end', resolve);
@@ -25,12 +25,16 @@ async function post(url: string, body: string, auth: Record<string, string>): Pr
 /** Frames waiting to be posted, sent in order, as many at a time as have queued up. */
 export class Outbox {
   session = '';
+  /** How long a post's connection may stay silent (the hub's write timeout): a post through a dead NAT mapping fails, and so does the session. */
+  timeoutMs: number | undefined;
   private readonly queue: UpFrame[] = [];
   private flushing = false;
 
   constructor(
     private readonly hub: string,
     private readonly auth: Record<string, string>,
+    /** A post failed: the session's answers can no longer reach the hub. */
+    private readonly failed: (why: string) => void = () => {},
   ) {}
 
   push(frame: UpFrame): void {
@@ -51,7 +55,10 @@ export class Outbox {
           size += part.length;
         }
         // The connection is going down with this session if this fails: its requests fail at the hub.
-        await post(`${this.hub}/hub/v1/connect/${this.session}`, `{"frames":[${parts.join(',')}]}`, this.auth).catch(() => undefined);
+        await post(`${this.hub}/hub/v1/connect/${this.session}`, `{"frames":[${parts.join(',')}]}`, this.auth, this.timeoutMs).catch((error: unknown) => {
+          const code = (error as { code?: string }).code;
+          this.failed(`a post of answers to the hub failed: ${code ?? (error as Error).message}`);
+        });
       }
     } finally {
       this.flushing = false;

@@ -50,8 +50,10 @@ describe('the relay', () => {
     relay.close();
     const response = await answer;
     expect(response.status).toBe(502);
-    expect('body' in response && response.body).toContain('a task it accepted is still at the agent');
-    expect(events).toEqual(['up a', 'down a: its connection to the hub closed']);
+    // Sent down an event stream and not acknowledged: the hub cannot say the agent had it.
+    expect('body' in response && response.body).toContain('it may not have reached the agent');
+    expect(response.headers['a2a-lite-delivery']).toBe('unknown');
+    expect(events).toEqual([expect.stringMatching(/^up a$/), expect.stringMatching(/^down a: the hub ended it: the hub is stopping, at \d{4}-\d\d-\d\dT/)]);
     expect(relay.isConnected('a')).toBe(false);
   });
 
@@ -59,6 +61,8 @@ describe('the relay', () => {
     const relay = new Relay({ observer: { up: () => undefined, down: () => undefined, latency: () => undefined }, graceMs: 20 });
     const response = await relay.forward('nobody', request(), '/jsonrpc', 'HUB_ALICE');
     expect(response.status).toBe(503);
+    expect(response.headers['a2a-lite-delivery']).toBe('none');
+    expect('body' in response && response.body).toContain('agent nobody is unavailable: it is not connected to the hub; the request was not sent to it');
     relay.close();
   });
 });

@@ -9,7 +9,7 @@ import { type HttpResponse } from '../net/http-types.js';
 const PASSED_TYPES = new Set(['application/json', 'application/a2a+json', 'text/event-stream', 'application/problem+json', 'application/jwk-set+json']);
 
 /** Headers of the agent's that reach the client; every other is dropped. */
-const PASSED_HEADERS = new Set(['content-type', 'cache-control', 'etag', 'last-modified', 'vary', 'a2a-extensions', 'a2a-version', 'retry-after', 'www-authenticate', 'allow', 'x-accel-buffering']);
+const PASSED_HEADERS = new Set(['content-type', 'cache-control', 'etag', 'last-modified', 'vary', 'a2a-extensions', 'a2a-version', 'retry-after', 'www-authenticate', 'allow', 'x-accel-buffering', 'a2a-lite-delivery']);
 
 const NO_SNIFF = 'nosniff';
 const SANDBOX = "default-src 'none'; sandbox; frame-ancestors 'none'";

@@ -89,6 +89,6 @@ describe('the WebSocket link', () => {
   it('cuts a close reason longer than a close frame holds between characters', async () => {
     const url = await linkServer((link) => link.close(CLOSE.refused, '字'.repeat(100)));
     const client = await dial(url);
-    expect(await closed(client)).toBe(`the other side closed the link (1008: ${'字'.repeat(41)})`);
+    expect(await closed(client)).toBe(`the other side closed the link (close code 1008: ${'字'.repeat(41)})`);
   });
 });

@@ -7,11 +7,11 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import WebSocket, { WebSocketServer, type ClientOptions, type ServerOptions } from 'ws';
+import WebSocket, { WebSocketServer, type ServerOptions } from 'ws';
 import { LiteError } from '../errors.js';
 import { statusError, type HttpRequest, type HttpResponse } from './http-types.js';
 import { BATCH_BYTES, LENGTH_BYTES, packFrames, unpackFrames } from './link-batch.js';
-import { certificateRefusal, clientTls, isCertificateError } from './tls.js';
+import { LinkWatch, type WatchOptions } from './link-watch.js';
 
 /** The relay's first subprotocol: each of its frames (frames.ts) is one binary message. */
 export const RELAY_PROTOCOL = 'a2a-lite-relay.v1';
@@ -48,7 +48,7 @@ export interface LinkOptions {
 }
 
 /** The subprotocols `options` let this end speak, in its order of preference. */
-function spoken(options: LinkOptions): string[] {
+export function spoken(options: LinkOptions): string[] {
   const names = options.protocols ?? RELAY_PROTOCOLS;
   for (const name of names) {
     if (name !== RELAY_PROTOCOL && name !== BATCHED_RELAY_PROTOCOL) throw new LiteError('USAGE', `a relay link speaks ${RELAY_PROTOCOL} or ${BATCHED_RELAY_PROTOCOL}, not ${JSON.stringify(name)}`);
@@ -59,7 +59,7 @@ function spoken(options: LinkOptions): string[] {
 }
 
 /** What both ends give `ws`: no compression, our own pongs, our own close timeout. */
-const settings = (options: LinkOptions) => ({ maxPayload: options.maxMessageBytes, perMessageDeflate: false, autoPong: false, closeTimeout: CLOSE_TIMEOUT_MS });
+export const settings = (options: LinkOptions) => ({ maxPayload: options.maxMessageBytes, perMessageDeflate: false, autoPong: false, closeTimeout: CLOSE_TIMEOUT_MS });
 
 export class WebSocketLink {
   /** The subprotocol the two ends agreed on. */
@@ -78,6 +78,7 @@ export class WebSocketLink {
   private ended = false;
   private unsentPongs = 0;
   private why: string | undefined;
+  private watch: LinkWatch | undefined;
 
   /** `socket`: the connection under `ws`, corked for a turn of the event loop to gather writes. */
   constructor(
@@ -89,17 +90,23 @@ export class WebSocketLink {
     this.batched = ws.protocol === BATCHED_RELAY_PROTOCOL;
     // Once a close is sent, nothing more is taken: the other side's close, or its end, follows.
     ws.on('message', (data) => {
+      this.watch?.heard();
       if (this.closeSent) return;
       if (this.batched) this.unpack(data as Buffer);
       else this.onMessage(data as Buffer);
     });
-    ws.on('ping', (data) => this.answer(data));
+    ws.on('ping', (data) => {
+      this.watch?.heard();
+      this.answer(data);
+    });
+    ws.on('pong', (data) => this.watch?.pong(data.toString('latin1')));
     ws.on('error', (error) => (this.why ??= `the other side broke the WebSocket framing: ${error.message}`));
-    socket.on('error', (error) => (this.why ??= `the connection failed: ${error.message}`));
+    // A system error names itself by its code (ECONNRESET, ETIMEDOUT, EHOSTUNREACH…).
+    socket.on('error', (error: Error & { code?: string }) => (this.why ??= `TCP error ${error.code ?? ''}: ${error.message}`.replace('  ', ' ')));
     // 1006: no close frame came; 1005: one came without a code.
     ws.on('close', (code, said) => {
-      const peer = this.closeSent || code === 1006 ? undefined : `the other side closed the link${code === 1005 ? '' : ` (${code}${said.length === 0 ? '' : `: ${said.toString()}`})`}`;
-      this.finish(this.why ?? peer ?? 'the connection closed');
+      const peer = this.closeSent || code === 1006 ? undefined : `the other side closed the link${code === 1005 ? ' (no close code)' : ` (close code ${code}${said.length === 0 ? '' : `: ${said.toString()}`})`}`;
+      this.finish(this.why ?? peer ?? 'the TCP connection ended without a close frame (by the other side, or something in between)');
     });
   }
 
@@ -133,6 +140,7 @@ export class WebSocketLink {
       return;
     }
     this.gather();
+    this.watch?.wrote();
     if (!this.batched) {
       this.ws.send(payload);
       return;
@@ -146,6 +154,27 @@ export class WebSocketLink {
   drop(reason: string): void {
     this.why ??= reason;
     this.ws.terminate();
+  }
+
+  /**
+   * Watches the link for silence (link-watch.ts): pings when nothing was heard for a while, and
+   * drops the link, saying how it was noticed, once it is dead. Again: with new options.
+   */
+  keepWatch(options: WatchOptions): void {
+    this.watch?.stop();
+    if (this.ended) return;
+    const ws = this.ws;
+    this.watch = new LinkWatch({ bytesRead: () => this.socket.bytesRead, backlog: () => ws.bufferedAmount + this.batchBytes, ping: (payload) => this.open && ws.ping(payload), drop: (why) => this.drop(why) }, options);
+  }
+
+  /** Milliseconds since anything came from the other side; undefined when the link is not watched. */
+  silence(): number | undefined {
+    return this.watch?.silence();
+  }
+
+  /** Pings the other side now: true once its pong comes within `timeoutMs` (a link not watched answers true). */
+  ask(timeoutMs: number): Promise<boolean> {
+    return this.watch === undefined ? Promise.resolve(this.open) : this.watch.ask(timeoutMs);
   }
 
   /** Closes the link with `code`, telling the other side why (§5.5.1). */
@@ -211,8 +240,10 @@ export class WebSocketLink {
   private readonly release = (): void => {
     this.gathering = false;
     // A link closed meanwhile sends nothing more: what it had gathered is dropped, as `ws` would.
-    if (this.open) this.flush();
-    else {
+    if (this.open) {
+      this.flush();
+      this.watch?.sendProbe();
+    } else {
       this.batch = [];
       this.batchBytes = 0;
     }
@@ -222,6 +253,7 @@ export class WebSocketLink {
   private finish(reason: string): void {
     if (this.ended) return;
     this.ended = true;
+    this.watch?.stop();
     for (const closer of this.closers.splice(0)) closer(reason);
   }
 }
@@ -270,41 +302,4 @@ export function acceptLink(request: UpgradeRequest, options: LinkOptions): WebSo
   new WebSocketServer(server).handleUpgrade(decided as IncomingMessage, socket, head, (ws) => (link = new WebSocketLink(ws, socket, options)));
   // No link: the client left during the handshake, and `ws` closed its connection.
   return link ?? TAKEN;
-}
-
-/** How a dial ended: a link, or the HTTP answer of a server that did not upgrade. */
-export type Dialled = { link: WebSocketLink } | { response: IncomingMessage };
-
-/**
- * Dials `url` asking for a WebSocket with the relay's subprotocols (the batched one first), and
- * also accepting an event stream, so that a server (or a proxy in between) that does not upgrade
- * still answers. A server that picks a subprotocol not offered, or none, is refused.
- */
-export function dialLink(url: string, headers: Record<string, string>, options: LinkOptions, signal: AbortSignal): Promise<Dialled> {
-  if (signal.aborted) return Promise.reject(new Error('the dial was aborted'));
-  return new Promise((resolve, reject) => {
-    const client: ClientOptions = { headers: { ...headers, accept: 'text/event-stream' }, followRedirects: false, ...settings(options), ...clientTls() };
-    const ws = new WebSocket(url, spoken(options), client);
-    const abort = (): void => ws.terminate();
-    signal.addEventListener('abort', abort, { once: true });
-    let socket: Socket | undefined;
-    ws.on('upgrade', (response) => (socket = response.socket));
-    ws.on('unexpected-response', (_request, response) => {
-      response.once('close', () => signal.removeEventListener('abort', abort));
-      resolve({ response });
-    });
-    ws.once('open', () => {
-      signal.removeEventListener('abort', abort);
-      // `ws` tells of the upgrade, with its connection, before it is open.
-      resolve({ link: new WebSocketLink(ws, socket as Socket, options) });
-    });
-    // Before the link is open: the connection failed (a system error, with its code), or the
-    // hub answered the handshake wrongly (no code). After, the link's own listener says why.
-    ws.on('error', (error: Error & { code?: string }) => {
-      if (isCertificateError(error)) {
-        const target = new URL(url);
-        void certificateRefusal(error, target.hostname.replace(/^\[|\]$/g, ''), Number(target.port || 443)).then(reject);
-      } else reject(error.code === undefined ? new Error(`the hub answered the WebSocket handshake wrongly: ${error.message}`) : error);
-    });
-  });
 }

@@ -139,6 +139,11 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
         );
   } catch (error) {
     if (ctx.signal.aborted) return end(job, ctx, 'cancelled', 'the run was interrupted');
+    // Before any agent named a task, a send the hub routed by skill goes on to its next agent at once.
+    if (!follow && record.taskId === undefined && !timeout.signal.aborted && ctx.targets.passOver(target, error)) {
+      clearTimeout(timer);
+      return attempt(job, target, ctx, false);
+    }
     return failed(job, ctx, timeout.signal.aborted ? (timeout.signal.reason as Error).message : messageOf(error));
   } finally {
     clearTimeout(timer);

@@ -7,7 +7,7 @@ import type { TokenRules } from '../client/token-rules.js';
 import { LiteError } from '../errors.js';
 import type { Stores } from '../home/stores.js';
 import type { AddressGuardOptions } from '../net/address-guard.js';
-import { hubCandidates, type HubCallOptions, type HubCandidate } from '../hub/hub-client.js';
+import { hubCandidates, mayTryAnother, type HubCallOptions } from '../hub/hub-client.js';
 import type { HubRef, Target } from './plan.js';
 
 /** One agent of a fan-out over a skill, as `{{item}}` shows it. */
@@ -21,6 +21,9 @@ export interface AgentItem {
 export class Targets {
   private readonly known = new Map<string, Promise<Peer>>();
   private readonly answering = new Map<string, Peer>();
+  /** For each skill the hub chooses for: the agent chosen now, and those passed over with why. */
+  private readonly chosen = new Map<string, string>();
+  private readonly passed = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly stores: Stores,
@@ -51,6 +54,24 @@ export class Targets {
     return found;
   }
 
+  /**
+   * A send to the agent the hub chose for `target`'s skill failed where another may take it (the
+   * hub never gave it the request, or it had not acknowledged it, or it could not be reached):
+   * the next agent the hub ranks is chosen from now on. False when `target` is not chosen so.
+   */
+  passOver(target: Target, error: unknown): boolean {
+    if (!('skill' in target) || this.hub === undefined || !mayTryAnother(error)) return false;
+    const key = `skill:${target.skill}`;
+    const agent = this.chosen.get(key);
+    if (agent === undefined) return false;
+    const passed = this.passed.get(key) ?? new Map<string, string>();
+    passed.set(agent, error instanceof Error ? error.message : String(error));
+    this.passed.set(key, passed);
+    this.known.delete(key);
+    this.chosen.delete(key);
+    return true;
+  }
+
   /** Notes that `peer` answered; the cache hears of it once per run, in `markAnswered`. */
   answered(peer: Peer): void {
     this.answering.set(peer.id, peer);
@@ -69,9 +90,13 @@ export class Targets {
 
   private async resolve(target: Target): Promise<Peer> {
     if ('skill' in target && this.hub !== undefined) {
-      // The hub ranks the agents that are up; the best is called at its endpoint on the hub.
-      const [best] = await hubCandidates(this.hub.ref.url, target.skill, hubOptions(this.hub.ref, this.hub.env, this.hub.rules, this.guard));
-      return this.resolve({ agent: (best as HubCandidate).url });
+      // The hub ranks the agents that are up; the best not passed over is called at its endpoint on the hub.
+      const key = `skill:${target.skill}`;
+      const passed = this.passed.get(key) ?? new Map<string, string>();
+      const best = (await hubCandidates(this.hub.ref.url, target.skill, hubOptions(this.hub.ref, this.hub.env, this.hub.rules, this.guard))).find((c) => !passed.has(c.id));
+      if (best === undefined) throw new LiteError('AGENT_NOT_FOUND', `no other agent at the hub offers "${target.skill}": ${[...passed].map(([id, why]) => `${id}: ${why}`).join('; ')}`, { skill: target.skill });
+      this.chosen.set(key, best.id);
+      return this.resolve({ agent: best.url });
     }
     if ('skill' in target) return chooseBySkill(this.stores.agents, target.skill).peer;
     if (isUrl(target.agent)) {

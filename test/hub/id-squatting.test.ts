@@ -13,7 +13,7 @@ import { Hub } from '../../src/hub/hub.js';
 import { listen } from '../../src/net/node-http.js';
 import { createAgent } from '../../src/runtime/agent.js';
 import { MemoryTaskStore } from '../../src/store/task-store.js';
-import { dialLink } from '../../src/net/websocket.js';
+import { dialLink } from '../../src/net/websocket-dial.js';
 import { SseParser } from '../../src/net/sse.js';
 import { startAgent, startHub, until } from './hub-processes.js';
 
@@ -103,7 +103,7 @@ describe('an agent id dialled in without a card', () => {
     bob.answer();
     expect(await until(async () => (await agentView(hub.url, 'race', BOB)).mine, 10_000, 'race to be Bob\'s')).toBe(true);
     alice.answer();
-    expect(await alice.closed).toBe('the other side closed the link (1008: the agent id "race" is registered by another principal)');
+    expect(await alice.closed).toBe('the other side closed the link (close code 1008: the agent id "race" is registered by another principal)');
     expect(await agentView(hub.url, 'race', BOB)).toEqual({ status: 200, mine: true });
     // Requests for "race" go to Bob's connection.
     const sent = fetch(`${hub.url}/agents/race/message:send`, { method: 'POST', headers: as(ALICE), body: JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }) });
@@ -123,7 +123,7 @@ describe('a connection that never gives its card', () => {
     url = server.url;
     try {
       const silent = await holdCard(url, 'quiet', BOB);
-      expect(await silent.closed).toBe('the other side closed the link (1008: its card did not come through its connection within 0.3 s)');
+      expect(await silent.closed).toBe('the other side closed the link (close code 1008: its card did not come through its connection within 0.3 s)');
       expect(await hub.registry.lookup('quiet')).toBeUndefined();
       expect(hub.relay.connectedCount()).toBe(0);
     } finally {

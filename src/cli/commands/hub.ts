@@ -59,8 +59,12 @@ ${OPERATIONS_HELP}
   --require-signed-cards  register only agents whose card is signed by a --trust-key key
                           (CARD_SIGNATURE_INVALID, 403, otherwise); a card by URL that stops
                           verifying is not taken and the agent counts as down
-  --heartbeat S           ping connected agents every S seconds (default 10); three missed
-                          pings mark one down
+  --heartbeat S           ping an agent's link once it is silent for S seconds (default 2);
+                          the agent is told, and watches its side the same way
+  --missed-pings N        a link silent for N heartbeats is dead: dropped, the agent marked
+                          down (default 2: a dead link is found within 4 s)
+  --write-timeout S       a link whose data goes unacknowledged for S seconds is dead too
+                          (default 3)
   --check S               fetch the cards of agents registered by URL every S seconds to check
                           them (default 30; 0: never)
   --grace S               how long a request waits for its agent to reconnect (default 10)
@@ -91,6 +95,8 @@ examples:
       ...OPERATIONS_OPTIONS,
       'allow-private': { type: 'boolean' },
       heartbeat: { type: 'string' },
+      'missed-pings': { type: 'string' },
+      'write-timeout': { type: 'string' },
       check: { type: 'string' },
       grace: { type: 'string' },
       'max-hops': { type: 'string' },
@@ -110,7 +116,9 @@ examples:
     const sources = new CredentialSources('hub', { env: credentialsFrom('hub', values['token-env'], context) ?? [], files: parseTokenFiles('hub', '--token-file', values['token-file'], context.cwd) }, {}, (line) => void context.stderr.write(`${line}\n`));
     const tokens = sources.ring;
     const callerLimits = limitsFrom('hub', values, tokens !== undefined);
-    const heartbeatMs = whole('--heartbeat', values.heartbeat ?? '10', 3600, 1) * 1000;
+    const heartbeatMs = whole('--heartbeat', values.heartbeat ?? '2', 3600, 1) * 1000;
+    const missedPings = whole('--missed-pings', values['missed-pings'] ?? '2', 100, 1);
+    const writeTimeoutMs = whole('--write-timeout', values['write-timeout'] ?? '3', 3600, 1) * 1000;
     const checkMs = whole('--check', values.check ?? '30', 86_400) * 1000;
     const graceMs = whole('--grace', values.grace ?? '10', 3600) * 1000;
     const maxHops = whole('--max-hops', values['max-hops'] ?? '8', 100, 1);
@@ -126,7 +134,7 @@ examples:
       throw error;
     });
     let baseUrl = values['base-url']?.replace(/\/+$/, '') ?? '';
-    const hub = new Hub({ store, baseUrl: () => baseUrl, allowPrivate: values['allow-private'] ?? false, heartbeatMs, checkMs, graceMs, maxHops, instance, cardSignatures, ...(bus === undefined ? {} : { cluster: { bus } }) });
+    const hub = new Hub({ store, baseUrl: () => baseUrl, allowPrivate: values['allow-private'] ?? false, heartbeatMs, missedPings, writeTimeoutMs, checkMs, graceMs, maxHops, instance, cardSignatures, ...(bus === undefined ? {} : { cluster: { bus } }) });
     await hub.start();
     // Cards fetched when the hub starts (in a cluster, by the instance leading the checks): agents registered by URL are up again at once.
     void hub.checkUrlAgents();
