@@ -31,4 +31,24 @@ describe('a2a-lite run with a hub', () => {
     const items = events.filter((e) => e.step === 'all' && e.index !== undefined && e.state === 'completed');
     expect(items.map((e) => `${e.agent}: ${e.text}`).sort()).toEqual(['h1: echo: Agent h1 after echo: routed', 'h2: echo: Agent h2 after echo: routed']);
   }, 60_000);
+
+  it('moves a skill step on to the next agent with the skill when the one the hub ranked first stopped answering', async () => {
+    const hub = await startHub();
+    const first = await startAgent(hub.url, 'h1', { skills: WORK });
+    await startAgent(hub.url, 'h2', { skills: WORK });
+    await until(async () => (((await getJson(`${hub.url}/hub/v1/route?skill=work`)).body.candidates as { agent: { id: string } }[]).map((c) => c.agent.id).join() === 'h1,h2' ? true : undefined), 10_000, 'h1 ranked first, then h2');
+    const dir = tempHome('hub-failover');
+    const plan = join(dir, 'plan.yaml');
+    writeFileSync(plan, `steps:\n  - id: one\n    skill: work\n    text: echo moved on\n`);
+    // Frozen, as a machine whose network went away: its link stays open and says nothing.
+    first.child.kill('SIGSTOP');
+    try {
+      const { code, stdout, stderr } = await cliAsync(['run', plan, '--hub', hub.url, '--json'], { home: join(dir, 'home'), cwd: dir });
+      expect(code, stderr).toBe(0);
+      const events = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(events.find((e) => e.key === 'one' && e.state === 'completed')).toMatchObject({ agent: 'h2', text: 'echo: moved on' });
+    } finally {
+      first.child.kill('SIGCONT');
+    }
+  }, 60_000);
 });
