@@ -30,8 +30,11 @@ export interface A2AHandlerOptions {
   card?: LiteCard;
   /** Where clients reach this server, e.g. `http://127.0.0.1:7331`; read per request. */
   baseUrl: string | (() => string);
-  /** Where the gRPC binding is served (`host:port`), read per request; declared in the card when given. */
-  grpcUrl?: () => string | undefined;
+  /**
+   * Where the gRPC binding is served (`host:port`, as `serveGrpc` gives it in `target`), declared
+   * in the card as its GRPC interface; a function is read per request (undefined: none yet).
+   */
+  grpcUrl?: string | (() => string | undefined);
   /** Push notification configs (a started push sender); without it, push is off and the card says so. */
   push?: PushConfigService;
   /**
@@ -104,7 +107,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const report = systemErrorReporter(options.onError);
   const cardOptions = (): CardOptions => ({
     baseUrl: baseUrl(),
-    ...grpcInterface(options.grpcUrl?.()),
+    ...grpcInterface(typeof options.grpcUrl === 'function' ? options.grpcUrl() : options.grpcUrl),
     streaming: true,
     pushNotifications: options.push !== undefined,
     ...(security === undefined ? {} : { security }),
