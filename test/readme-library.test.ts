@@ -3,7 +3,7 @@
 // so package.json `exports` decides what resolves), and the story of "Use it as a library" — an
 // agent served, a task sent to it, a hub it dials in to — runs as one program on 127.0.0.1, as
 // does the agent served on all three bindings with push on, called on each.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,7 +72,7 @@ function typeErrors(files: Record<string, string>): string[] {
 }
 
 /** Runs `program` (TypeScript) as a module of the user's project, in a process of its own. */
-function runModule(name: string, program: string): ReturnType<typeof spawnSync<string>> {
+function runModule(name: string, program: string): SpawnSyncReturns<string> {
   const script = join(project, `${name}.mjs`);
   writeFileSync(script, ts.transpileModule(program, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
   return spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(script).href)}); process.exit(0);`], {

@@ -1,4 +1,5 @@
-// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store.
+// a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store; with a
+// second argument `grpc`, on its gRPC binding too, and READY gives the gRPC target.
 // Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release;
 // "tick MS" sends a numbered update ("tick 1", "tick 2", …) every MS ms until /release, then
 // ends with "ticked N".
@@ -64,5 +65,10 @@ const server = await listen(async (request) => {
   return a2a(request);
 });
 url = server.url;
-console.log(`READY ${url}/jsonrpc`);
+if (process.argv[3] === 'grpc') {
+  const { serveGrpc } = await import('../../dist/serve/grpc-service.js');
+  console.log(`READY ${(await serveGrpc(a2a)).target}`);
+} else {
+  console.log(`READY ${url}/jsonrpc`);
+}
 process.on('SIGINT', () => process.exit(0));
