@@ -115,6 +115,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     extendedCard: options.extendedCard !== undefined,
   });
   const extended = options.extendedCard === undefined ? undefined : extendedCards(options.extendedCard, toAgentCardV1(card, cardOptions()));
+  /** The extended card of an authenticated caller, in the version its method asks for. */
+  const extendedCard = extended === undefined ? undefined : (principal: string): NonNullable<MethodContext['extendedCard']> => (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const check = authenticator(auth);
@@ -141,10 +143,10 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       case 'call': {
         const context = contextOf(request.headers, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
-        const forCard = extended !== undefined && EXTENDED_CARD_METHODS.has(read.method);
+        const forCard = extendedCard !== undefined && EXTENDED_CARD_METHODS.has(read.method);
         if (forCard) {
           if (!isAuthenticated(principal)) return unauthenticated(auth);
-          context.extendedCard = (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
+          context.extendedCard = extendedCard(principal);
         }
         const response = read.binding === 'rest' ? await runRest(options.agent, request, read.call, context, report) : await runRpc(options.agent, request, read, context, report);
         return forCard ? privateAnswer(activated(response, context)) : activated(response, context);
@@ -163,7 +165,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   };
   const refusal = handle.beforeBody;
   if (refusal !== undefined) handler.beforeBody = (head) => refusal({ ...head, path: canonicalPath(head.path) });
-  handler.runMethod = (call) => callMethod(options, check, required, report, call);
+  handler.runMethod = (call) => callMethod(options, check, required, report, call, extendedCard);
   return handler;
 }
 
@@ -173,12 +175,17 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
  * and the version asked (1.0 only, or none said), then the method of METHODS_V1 runs with the
  * same context JSON-RPC and REST give it.
  */
-async function callMethod(options: A2AHandlerOptions, check: ReturnType<typeof authenticator>, required: readonly string[], report: ErrorReporter, call: MethodCall): Promise<CallOutcome> {
+async function callMethod(options: A2AHandlerOptions, check: ReturnType<typeof authenticator>, required: readonly string[], report: ErrorReporter, call: MethodCall, extendedCard: ((principal: string) => MethodContext['extendedCard']) | undefined): Promise<CallOutcome> {
   const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...(call.remoteAddress === undefined ? {} : { remoteAddress: call.remoteAddress }) };
   const checked = check(head);
   if ('refusal' in checked) return checked;
   const context = contextOf(call.headers, checked.principal, options.push);
   if (required.length > 0) context.requiredExtensions = required;
+  // As over HTTP: the extended card is for authenticated callers alone.
+  if (extendedCard !== undefined && EXTENDED_CARD_METHODS.has(call.method)) {
+    if (!isAuthenticated(checked.principal)) return { refusal: unauthenticated(options.auth ?? {}) };
+    context.extendedCard = extendedCard(checked.principal);
+  }
   const what = `gRPC ${call.method}`;
   try {
     const version = call.headers['a2a-version']?.trim() ?? '';
