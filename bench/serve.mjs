@@ -1,9 +1,11 @@
 // `bench/serve`: SendMessage throughput and p99 of a2a-lite (memory, SQLite) against a raw
-// node:http JSON handler and the official SDK's echo server, in the same run. Each server is
+// node:http JSON handler and the official SDK's echo server, in the same run; then over gRPC,
+// a2a-lite's binding against the SDK's and against a2a-lite's own JSON-RPC. Each server is
 // pinned to core 0 and the load generator to core 1 (taskset), so they do not compete.
+// `node bench/serve.mjs grpc` runs the gRPC comparison alone.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
+import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const hasTaskset = tasksetWorks();
@@ -42,6 +44,13 @@ async function otlpSink() {
   return { url: `http://127.0.0.1:${sink.address().port}`, close: () => sink.close() };
 }
 
+/** The gRPC comparison: each line's server, and its load generator (HTTP/1.1 JSON-RPC or gRPC). */
+const GRPC_SERVERS = [
+  ['a2a-lite JSON-RPC (memory)', './servers/lite.mjs', ['memory'], './load.mjs'],
+  ['a2a-lite gRPC (memory)', './servers/lite.mjs', ['memory', 'grpc'], './grpc-load.mjs'],
+  ['@a2a-js/sdk gRPC (memory)', './servers/sdk.mjs', ['grpc'], './grpc-load.mjs'],
+];
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -53,27 +62,64 @@ const median = (values) => {
  * that round: the machine's mood changes between rounds, much less within one. The figure given
  * for a server is the median over rounds of its requests/s, its ratio and its p99.
  */
-export async function run({ connections = 32, seconds = 5, rounds = 3 } = {}) {
-  const results = new Map(SERVERS.map(([name]) => [name, []]));
-  const sink = await otlpSink();
+async function measure(servers, { connections, seconds, rounds, env = {} }) {
+  const results = new Map(servers.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round += 1) {
-    for (const [name, script, args] of SERVERS) {
-      const server = await startBenchServer(hasTaskset, here(script), args, 0, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
+    for (const [name, script, args, load = './load.mjs'] of servers) {
+      const server = await startBenchServer(hasTaskset, here(script), args, 0, env);
       try {
-        results.get(name).push(await runClient('./load.mjs', [server.url, String(connections), String(seconds), '1']));
+        // The server's CPU time for each request answered: a figure other processes on the machine disturb less than the rate.
+        const before = cpuMs(server.pid);
+        const figures = await runClient(load, [server.url, String(connections), String(seconds), '1']);
+        results.get(name).push({ ...figures, cpuUs: ((cpuMs(server.pid) - before) * 1000) / figures.answered });
       } finally {
         server.stop();
       }
     }
   }
-  sink.close();
-  const raw = results.get(SERVERS[0][0]);
-  const throughput = Object.fromEntries(
+  const base = results.get(servers[0][0]);
+  return Object.fromEntries(
     [...results].map(([name, runs]) => {
-      const ratios = runs.map((r, i) => r.rps / raw[i].rps);
-      return [name, { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors, 0), ratio: median(ratios), ratios }];
+      const ratios = runs.map((r, i) => r.rps / base[i].rps);
+      return [name, { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors, 0), ratio: median(ratios), ratios, runs: runs.map((r) => r.rps), cpuUs: median(runs.map((r) => r.cpuUs)), cpuRuns: runs.map((r) => r.cpuUs) }];
     }),
   );
+}
+
+/**
+ * gRPC: each round runs a2a-lite's JSON-RPC, its gRPC and the SDK's gRPC back to back, and the
+ * ratios are taken within the round (gRPC over the SDK's gRPC, gRPC over JSON-RPC).
+ */
+export async function runGrpc({ connections = 32, seconds = 5, rounds = 3 } = {}) {
+  const t = await measure(GRPC_SERVERS, { connections, seconds, rounds });
+  const [jsonrpc, ours, sdk] = GRPC_SERVERS.map(([name]) => t[name]);
+  const overSdk = ours.runs.map((rps, i) => rps / sdk.runs[i]);
+  const overJsonRpc = ours.runs.map((rps, i) => rps / jsonrpc.runs[i]);
+  // The same ratios by the server's CPU time per request (theirs over ours: above 1 is cheaper).
+  const cpuOverSdk = ours.cpuRuns.map((us, i) => sdk.cpuRuns[i] / us);
+  const cpuOverJsonRpc = ours.cpuRuns.map((us, i) => jsonrpc.cpuRuns[i] / us);
+  const ratio = (values) => ({ median: median(values), rounds: values });
+  return { pinned: hasTaskset, connections, seconds, rounds, throughput: t, overSdk: ratio(overSdk), overJsonRpc: ratio(overJsonRpc), cpuOverSdk: ratio(cpuOverSdk), cpuOverJsonRpc: ratio(cpuOverJsonRpc) };
+}
+
+/** The gRPC report, as lines. */
+export function describeGrpc(r) {
+  const lines = [`gRPC: SendMessage, ${r.connections} calls at once on one channel (JSON-RPC: ${r.connections} connections), ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
+  for (const [name, x] of Object.entries(r.throughput)) {
+    lines.push(`  ${name.padEnd(30)} ${Math.round(x.rps).toString().padStart(6)} req/s  p50 ${x.p50.toFixed(1).padStart(5)} ms  p99 ${x.p99.toFixed(1).padStart(5)} ms  server CPU ${Math.round(x.cpuUs).toString().padStart(4)} µs/req  (rounds ${x.runs.map((v) => Math.round(v)).join(' ')} req/s; ${x.cpuRuns.map((v) => Math.round(v)).join(' ')} µs)  errors ${x.errors}`);
+  }
+  const rounds = (ratios) => ratios.map((v) => v.toFixed(2)).join(' ');
+  lines.push(
+    `  targets, by req/s: gRPC ${r.overSdk.median.toFixed(2)}× the SDK's gRPC (≥ 3; rounds ${rounds(r.overSdk.rounds)}), ${r.overJsonRpc.median.toFixed(2)}× a2a-lite's JSON-RPC (≥ 0.8; rounds ${rounds(r.overJsonRpc.rounds)})`,
+    `  by server CPU per request: ${r.cpuOverSdk.median.toFixed(2)}× cheaper than the SDK's gRPC (rounds ${rounds(r.cpuOverSdk.rounds)}), ${r.cpuOverJsonRpc.median.toFixed(2)}× a2a-lite's JSON-RPC (rounds ${rounds(r.cpuOverJsonRpc.rounds)})`,
+  );
+  return lines;
+}
+
+export async function run({ connections = 32, seconds = 5, rounds = 3 } = {}) {
+  const sink = await otlpSink();
+  const throughput = await measure(SERVERS, { connections, seconds, rounds, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
+  sink.close();
   const sseServer = await startServer('./servers/lite.mjs', ['memory']);
   let sse;
   let held;
@@ -83,7 +129,8 @@ export async function run({ connections = 32, seconds = 5, rounds = 3 } = {}) {
   } finally {
     sseServer.stop();
   }
-  return { pinned: hasTaskset, connections, seconds, rounds, throughput, sse, held };
+  const grpc = await runGrpc({ connections, seconds, rounds });
+  return { pinned: hasTaskset, connections, seconds, rounds, throughput, sse, held, grpc };
 }
 
 /** The report, as lines. */
@@ -107,13 +154,15 @@ export function describe(r) {
   };
   lines.push(`  tracing on (batched OTLP to a local sink): ${ofMemory('a2a-lite (memory, tracing on)')}; metrics on: ${ofMemory('a2a-lite (memory, metrics on)')}`);
   lines.push(
-    `  targets: memory ${memory.ratio.toFixed(2)}× raw (≥ 0.50), SQLite ${sqlite.ratio.toFixed(2)}× raw (≥ 0.35), p99 ${memory.p99.toFixed(1)} / ${sqlite.p99.toFixed(1)} ms vs SDK ${sdk.p99.toFixed(1)} ms (below)`,
     `  TLS: a2a-lite over HTTPS (kept-alive connections, P-256) ${(tls.ratio / memory.ratio).toFixed(2)}× the same over plain HTTP`,
+    `  targets: memory ${memory.ratio.toFixed(2)}× raw (≥ 0.50), SQLite ${sqlite.ratio.toFixed(2)}× raw (≥ 0.35), p99 ${memory.p99.toFixed(1)} / ${sqlite.p99.toFixed(1)} ms vs SDK ${sdk.p99.toFixed(1)} ms (below)`,
     `SSE: ${Math.round(r.sse.eventsPerSecond).toLocaleString('en')} events/s on one stream (${r.sse.events} events); 1,000 open streams hold ${(r.held.heapUsedBytes / 1024 / 1024).toFixed(1)} MiB of heap (${r.held.perStreamBytes.toLocaleString('en')} bytes each), RSS +${(r.held.rssBytes / 1024 / 1024).toFixed(1)} MiB`,
+    ...describeGrpc(r.grpc),
   );
   return lines;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const line of describe(await run())) console.log(line);
+  const lines = process.argv[2] === 'grpc' ? describeGrpc(await runGrpc({ rounds: Number(process.argv[3] ?? 3) })) : describe(await run());
+  for (const line of lines) console.log(line);
 }

@@ -45,6 +45,9 @@ export { signingKeyFrom, publicKeysFrom, type SigningKey, type PublicJwk, type C
 export { listen, nodeListener, type Listening, type NodeAdapterOptions, type Upgrades } from './net/node-http.js';
 export { readTlsCredentials, type TlsCredentials } from './net/tls.js';
 export { fetchHandler } from './serve/fetch-handler.js';
+// The gRPC binding beside them (@grpc/grpc-js loads on the first call); `grpcUrl` puts it in the card.
+export { serveGrpc, type GrpcServeOptions } from './serve/grpc-service.js';
+export type { GrpcServer } from './net/grpc-server.js';
 
 // Task stores: in memory, SQLite (better-sqlite3 when installed, else node:sqlite), or
 // PostgreSQL for replicas that share one database (`pg` loads only when it is opened).

@@ -1,6 +1,6 @@
 // a2a-lite serving an echo agent (built dist/), with the memory or the SQLite store; a second
 // argument `tls` serves over HTTPS with a certificate made for the run (openssl), `traces` or
-// `metrics` turns that telemetry on.
+// `metrics` turns that telemetry on, `grpc` serves the gRPC binding too and READY gives its target.
 // Extra for the SSE figures: "stream N" sends N progress updates; "hold" waits for /release;
 // "tick MS" sends a numbered update ("tick 1", "tick 2", …) every MS ms until /release, then
 // ends with "ticked N".
@@ -83,5 +83,10 @@ const server = await listen(async (request) => {
   return a2a(request);
 }, tls === undefined ? {} : { tls });
 url = server.url;
-console.log(`READY ${url}/jsonrpc`);
+if (process.argv[3] === 'grpc') {
+  const { serveGrpc } = await import('../../dist/serve/grpc-service.js');
+  console.log(`READY ${(await serveGrpc(a2a)).target}`);
+} else {
+  console.log(`READY ${url}/jsonrpc`);
+}
 process.on('SIGINT', () => process.exit(0));

@@ -75,6 +75,8 @@ export async function listenGrpc(handler: GrpcHandler, options: GrpcServerOption
     'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? 100,
     'grpc.max_connection_idle_ms': options.idleTimeoutMs ?? 300_000,
     'grpc.max_metadata_size': 16 * 1024,
+    // Channelz keeps figures for a debugging service we do not serve, at a cost on every call.
+    'grpc.enable_channelz': 0,
   });
   const bytes = (value: Uint8Array): Buffer => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   const definition: Record<string, Grpc.MethodDefinition<Buffer, Uint8Array>> = {};
@@ -146,9 +148,25 @@ function headOf(call: Grpc.ServerUnaryCall<Buffer, Uint8Array> | Grpc.ServerWrit
     if (name.endsWith('-bin') || typeof value !== 'string') continue;
     headers[name] = call.metadata.get(name).map(String).join(', ');
   }
-  const controller = new AbortController();
-  call.once('cancelled', () => controller.abort());
-  const head: GrpcCallHead = { path, headers, signal: controller.signal };
+  // grpc-js says 'cancelled' at the end of every call, answered or not, and an abort costs an
+  // exception object and an event: the signal is made only when something reads it.
+  let controller: AbortController | undefined;
+  let cancelled = false;
+  call.once('cancelled', () => {
+    cancelled = true;
+    controller?.abort();
+  });
+  const head: GrpcCallHead = {
+    path,
+    headers,
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (cancelled) controller.abort();
+      }
+      return controller.signal;
+    },
+  };
   const address = addressOf(call.getPeer());
   if (address !== undefined) head.remoteAddress = address;
   return head;

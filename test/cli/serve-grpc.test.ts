@@ -1,6 +1,6 @@
 // `a2a-lite serve --grpc-port` as a real process, and `send` / `tasks get|cancel` over gRPC with
-// --transport: the card declares the gRPC port, credentials travel as metadata, and a CLI run
-// without --grpc-port never loads the gRPC library.
+// --transport: the card declares the gRPC port and credentials travel as metadata. That a run
+// without --grpc-port never loads the gRPC library is grpc-lazy.test.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../fixtures/home.js';

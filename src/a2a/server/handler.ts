@@ -37,8 +37,11 @@ export interface A2AHandlerOptions {
   card?: LiteCard;
   /** Where clients reach this server, e.g. `http://127.0.0.1:7331`; read per request. */
   baseUrl: string | (() => string);
-  /** Where the gRPC binding is served (`host:port`), read per request; declared in the card when given. */
-  grpcUrl?: () => string | undefined;
+  /**
+   * Where the gRPC binding is served (`host:port`, as `serveGrpc` gives it in `target`), declared
+   * in the card as its GRPC interface; a function is read per request (undefined: none yet).
+   */
+  grpcUrl?: string | (() => string | undefined);
   /** Push notification configs (a started push sender); without it, push is off and the card says so. */
   push?: PushConfigService;
   /**
@@ -131,7 +134,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const report = systemErrorReporter(options.onError);
   const cardOptions = (): CardOptions => ({
     baseUrl: baseUrl(),
-    ...grpcInterface(options.grpcUrl?.()),
+    ...grpcInterface(typeof options.grpcUrl === 'function' ? options.grpcUrl() : options.grpcUrl),
     streaming: true,
     pushNotifications: options.push !== undefined,
     ...(security === undefined ? {} : { security }),
@@ -139,6 +142,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     extendedCard: options.extendedCard !== undefined,
   });
   const extended = options.extendedCard === undefined ? undefined : extendedCards(options.extendedCard, toAgentCardV1(card, cardOptions()));
+  /** The extended card of an authenticated caller, in the version its method asks for. */
+  const extendedCard = extended === undefined ? undefined : (principal: string): NonNullable<MethodContext['extendedCard']> => (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
   // The card is fixed for the handler's life: it was last modified when the handler was made.
   const since = new Date(Math.floor(Date.now() / 1000) * 1000);
   const check = authenticator(auth, door);
@@ -168,12 +173,12 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       case 'call': {
         const context = contextOf(request.headers, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
-        const forCard = extended !== undefined && EXTENDED_CARD_METHODS.has(read.method);
+        const forCard = extendedCard !== undefined && EXTENDED_CARD_METHODS.has(read.method);
         const observed = ObservedCall.start({ method: read.method, binding: read.binding, version: read.version, params: read.params, headers: request.headers, ...remote(request.remoteAddress), card });
         const run = observed === undefined ? read.run : observed.method(read.run);
         if (forCard) {
           if (!isAuthenticated(principal)) return observing(observed, unauthenticated(auth));
-          context.extendedCard = (version) => extended(principal, version === '1.0' ? toAgentCardV1(card, cardOptions()) : toHybridAgentCard(card, cardOptions()));
+          context.extendedCard = extendedCard(principal);
         }
         const response = await gate.around(read, request, principal, context, report, (told) => (read.binding === 'rest' ? runRest(options.agent, request, read.call, context, told, run) : runRpc(options.agent, request, { ...read, run }, context, told)));
         observed?.finish(response);
@@ -193,7 +198,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   };
   const refusal = handle.beforeBody;
   if (refusal !== undefined) handler.beforeBody = (head) => refusal({ ...head, path: canonicalPath(head.path) });
-  handler.runMethod = (call) => callMethod(options, { check, door, gate }, required, report, call);
+  handler.runMethod = (call) => callMethod(options, { check, door, gate }, required, report, call, extendedCard);
   return handler;
 }
 
@@ -203,7 +208,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
  * and the version asked (1.0 only, or none said), then the method of METHODS_V1 runs with the
  * same context JSON-RPC and REST give it.
  */
-async function callMethod(options: A2AHandlerOptions, guards: { check: Authenticator; door: Admission | undefined; gate: CallGate }, required: readonly string[], report: ErrorReporter, call: MethodCall): Promise<CallOutcome> {
+async function callMethod(options: A2AHandlerOptions, guards: { check: Authenticator; door: Admission | undefined; gate: CallGate }, required: readonly string[], report: ErrorReporter, call: MethodCall, extendedCard: ((principal: string) => MethodContext['extendedCard']) | undefined): Promise<CallOutcome> {
   const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...remote(call.remoteAddress) };
   const observed = ObservedCall.start({ method: call.method, binding: 'grpc', version: '1.0', params: call.params, headers: call.headers, ...remote(call.remoteAddress), card: options.card ?? options.agent.card });
   const checked = guards.check(head);
@@ -218,6 +223,14 @@ async function callMethod(options: A2AHandlerOptions, guards: { check: Authentic
   }
   const context = contextOf(call.headers, checked.principal, options.push);
   if (required.length > 0) context.requiredExtensions = required;
+  // As over HTTP: the extended card is for authenticated callers alone.
+  if (extendedCard !== undefined && EXTENDED_CARD_METHODS.has(call.method)) {
+    if (!isAuthenticated(checked.principal)) {
+      observed?.refused('401');
+      return { refusal: unauthenticated(options.auth ?? {}) };
+    }
+    context.extendedCard = extendedCard(checked.principal);
+  }
   const finish = guards.gate.start(call, call.remoteAddress, checked.principal, context);
   const what = `gRPC ${call.method}`;
   try {
