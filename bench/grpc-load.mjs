@@ -4,6 +4,7 @@
 // line, as load.mjs does for JSON-RPC.
 import * as grpc from '@grpc/grpc-js';
 import { fromDist } from './servers/dist.mjs';
+import { drive } from './drive.mjs';
 
 const [target, calls = '32', seconds = '5', warmup = '1'] = process.argv.slice(2);
 const { grpcMethod, jsonToMessage } = await fromDist('grpc/service.js');
@@ -28,25 +29,5 @@ const send = () =>
     client.makeUnaryRequest(method.path, same, same, request(), metadata, (error, answer) => resolve(error === null && answer.length > 0));
   });
 
-const warmEnd = performance.now() + Number(warmup) * 1000;
-const end = warmEnd + Number(seconds) * 1000;
-const latencies = [];
-let errors = 0;
-let answered = 0;
-await Promise.all(
-  Array.from({ length: Number(calls) }, async () => {
-    while (performance.now() < end) {
-      const start = performance.now();
-      const ok = await send();
-      const finished = performance.now();
-      answered += 1;
-      if (start < warmEnd) continue;
-      if (!ok) errors += 1;
-      latencies.push(finished - start);
-    }
-  }),
-);
-latencies.sort((a, b) => a - b);
-const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
-console.log(JSON.stringify({ requests: latencies.length, answered, rps: latencies.length / Number(seconds), p50: q(0.5), p99: q(0.99), errors }));
+console.log(JSON.stringify(await drive(send, { concurrency: Number(calls), seconds: Number(seconds), warmup: Number(warmup) })));
 client.close();

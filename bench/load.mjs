@@ -3,6 +3,7 @@
 // With a fifth argument `keyed`, each request carries an Idempotency-Key of its own.
 import { Agent, request as httpRequest } from 'node:http';
 import { Agent as TlsAgent, request as httpsRequest } from 'node:https';
+import { drive } from './drive.mjs';
 
 const [url, connections = '32', seconds = '5', warmup = '1', mode = 'plain'] = process.argv.slice(2);
 const run = Math.random().toString(36).slice(2);
@@ -45,26 +46,5 @@ function send() {
   });
 }
 
-const warmEnd = performance.now() + Number(warmup) * 1000;
-const end = warmEnd + Number(seconds) * 1000;
-const latencies = [];
-let errors = 0;
-// Every answered request, the warm-up's too: what a server's CPU time over the whole run is divided by.
-let answered = 0;
-await Promise.all(
-  Array.from({ length: Number(connections) }, async () => {
-    while (performance.now() < end) {
-      const start = performance.now();
-      const ok = await send().catch(() => false);
-      const finished = performance.now();
-      answered += 1;
-      if (start < warmEnd) continue;
-      if (!ok) errors += 1;
-      latencies.push(finished - start);
-    }
-  }),
-);
-latencies.sort((a, b) => a - b);
-const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-console.log(JSON.stringify({ requests: latencies.length, answered, rps: latencies.length / Number(seconds), p50: at(0.5), p99: at(0.99), errors }));
+console.log(JSON.stringify(await drive(send, { concurrency: Number(connections), seconds: Number(seconds), warmup: Number(warmup) })));
 agent.destroy();
