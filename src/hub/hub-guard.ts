@@ -36,6 +36,8 @@ export class HubGuard {
   readonly limits: CallerLimits;
   /** Count streams: a cap on them, or tokens that can be withdrawn. */
   readonly tracking: boolean;
+  /** Whether a relayed call has anything to pass: a cap on streams or sends, or an audit trail. */
+  private readonly gating: boolean;
   private readonly sending = new Map<string, number>();
 
   constructor(
@@ -45,6 +47,7 @@ export class HubGuard {
   ) {
     this.limits = new CallerLimits(options, audit);
     this.tracking = withdrawable || options?.maxStreams !== undefined;
+    this.gating = audit !== undefined || options?.maxStreams !== undefined || options?.maxTasks !== undefined;
   }
 
   /** The rate limits at the door; an agent posting its answers down its relay session is not counted. */
@@ -61,8 +64,9 @@ export class HubGuard {
     return this.tracking ? this.limits.streams.track(principal, response) : response;
   }
 
-  /** The gate of one relayed call of `principal` to agent `agent`: the caps, then the audit of its answer. */
-  gate(principal: string, address: string | undefined, agent: string): CallGate {
+  /** The gate of one relayed call of `principal` to agent `agent`: the caps, then the audit of its answer; none when there is neither. */
+  gate(principal: string, address: string | undefined, agent: string): CallGate | undefined {
+    if (!this.gating) return undefined;
     return (call) => {
       try {
         if (isStreamingMethod(call.method)) this.limits.checkStreams(principal, address);

@@ -6,27 +6,32 @@ import type { HttpRequest } from '../net/http-types.js';
 /** Headers the hub never passes on: the caller's credentials, and the connection's own. */
 export const PRIVATE_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization', 'host', 'connection', 'content-length', 'accept-encoding', 'keep-alive', 'transfer-encoding']);
 
-/** Header objects `passedHeaders` made: already without private headers, passed on as they are. */
-const PASSABLE = new WeakSet<object>();
+/**
+ * The header objects `passedHeaders` makes: already without private headers, passed on as they
+ * are. A class of its own is how they are told apart: `instanceof` is cheaper than a WeakSet,
+ * and its instances stringify as plain objects.
+ */
+class Passable {
+  [name: string]: string;
+}
 
 /**
  * `given` without the private headers (and unset ones), with the `extra` ones set: what goes on to an
  * agent. Made once per relayed request; `headersToPass` then takes it as it is.
  */
 export function passedHeaders(given: HttpRequest['headers'], extra?: readonly [name: string, value: string][]): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = new Passable();
   for (const name in given) {
     const value = given[name];
     if (value !== undefined && !PRIVATE_HEADERS.has(name)) headers[name] = value;
   }
   if (extra !== undefined) for (const [name, value] of extra) headers[name] = value;
-  PASSABLE.add(headers);
   return headers;
 }
 
 /** The headers of `request` to pass on to its agent. */
 export function headersToPass(request: HttpRequest): Record<string, string> {
-  return PASSABLE.has(request.headers) ? (request.headers as Record<string, string>) : passedHeaders(request.headers);
+  return request.headers instanceof Passable ? (request.headers as Record<string, string>) : passedHeaders(request.headers);
 }
 
 /**

@@ -140,10 +140,11 @@ class NodeRequest implements HttpRequest {
       if (!res.writableFinished) listener();
       return () => {};
     }
+    // `on`, not `once`: a response closes once, and `once` would wrap the listener in two more objects.
     const closed = (): void => {
       if (!res.writableFinished) listener();
     };
-    res.once('close', closed);
+    res.on('close', closed);
     return () => res.off('close', closed);
   }
 }
