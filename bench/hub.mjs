@@ -54,11 +54,12 @@ async function layout(hubCore, { connections, seconds, rounds }) {
   return { hubCore, direct: sum(rows.direct), hub: sum(rows.hub), ratio: median(ratios), ratios, p50: { direct: median(rows.directP50), hub: median(rows.hubP50) } };
 }
 
+/** Each variant's name and its argument to bench/servers/hub.mjs (none: the hub plain). */
 const VARIANTS = [
-  ['plain', []],
-  ['tracing on', ['traces']],
-  ['metrics on', ['metrics']],
-  ['TLS', ['tls']],
+  ['plain', undefined],
+  ['tracing on', 'traces'],
+  ['metrics on', 'metrics'],
+  ['TLS', 'tls'],
 ];
 
 /**
@@ -73,8 +74,8 @@ export async function variants({ connections = 32, seconds = 4, rounds = 3 } = {
   try {
     for (let round = 0; round < rounds; round += 1) {
       const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
-      for (const [name, args] of order) {
-        const hubArgs = args[0] === 'tls' ? ['10000', 'tls', cert, key] : ['10000', ...args];
+      for (const [name, variant] of order) {
+        const hubArgs = variant === undefined ? [] : variant === 'tls' ? ['10000', 'tls', cert, key] : ['10000', variant];
         const hub = await startBenchServer(pin, here('./servers/hub.mjs'), hubArgs, 0, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
         // The agent dials wss:// to the TLS hub and trusts the run's CA as any other would.
         const agent = await startBenchServer(pin, here('./servers/hub-agents.mjs'), [hub.url, '1'], 0, { NODE_EXTRA_CA_CERTS: ca }).catch((error) => {
