@@ -6,6 +6,10 @@
 // the hub is another machine, but the hub takes from the load generator's), and unpinned, where
 // the scheduler puts it from moment to moment. Then a fan-in of 200 connected agents with 1 s heartbeats: the
 // hub's memory per agent, and whether all stay up.
+// The hub's variants, each against the hub plain in the same round (hub and agent sharing core 0):
+// tracing on (batched OTLP to a local sink), metrics on (the Prometheus reader, as `--metrics`)
+// and TLS (HTTPS for the callers, wss for the agent's link, a throwaway CA); `node bench/hub.mjs
+// variants [--rounds N]` runs this part alone.
 //
 // `--base DIR` compares this build with another one (DIR/dist, e.g. a checkout of main after
 // `node scripts/build.mjs --if-stale` there) instead: in each round, each build's hub and agent
@@ -17,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuMs, pinnedNode, runLoad, startBenchServer, tasksetWorks } from './pin.mjs';
+import { otlpSink, throwawayCertificate } from './variants.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const pin = tasksetWorks();
@@ -49,9 +54,73 @@ async function layout(hubCore, { connections, seconds, rounds }) {
   return { hubCore, direct: sum(rows.direct), hub: sum(rows.hub), ratio: median(ratios), ratios, p50: { direct: median(rows.directP50), hub: median(rows.hubP50) } };
 }
 
+/** Each variant's name and its argument to bench/servers/hub.mjs (none: the hub plain). */
+const VARIANTS = [
+  ['plain', undefined],
+  ['tracing on', 'traces'],
+  ['metrics on', 'metrics'],
+  ['TLS', 'tls'],
+];
+
+/**
+ * The hub plain and in each variant, through the hub to one echo agent, hub and agent on core 0:
+ * each round starts and loads every variant once, the order turning from round to round, and
+ * divides its req/s (and the hub's CPU time per request) by the plain hub's of that round.
+ */
+export async function variants({ connections = 32, seconds = 4, rounds = 3 } = {}) {
+  const sink = await otlpSink();
+  const { ca, cert, key } = throwawayCertificate();
+  const rows = new Map(VARIANTS.map(([name]) => [name, []]));
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
+      for (const [name, variant] of order) {
+        const hubArgs = variant === undefined ? [] : variant === 'tls' ? ['10000', 'tls', cert, key] : ['10000', variant];
+        const hub = await startBenchServer(pin, here('./servers/hub.mjs'), hubArgs, 0, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
+        // The agent dials wss:// to the TLS hub and trusts the run's CA as any other would.
+        const agent = await startBenchServer(pin, here('./servers/hub-agents.mjs'), [hub.url, '1'], 0, { NODE_EXTRA_CA_CERTS: ca }).catch((error) => {
+          hub.stop();
+          throw error;
+        });
+        try {
+          const before = cpuMs(hub.pid);
+          const loaded = await load(`${hub.url}/agents/bench-0/jsonrpc`, connections, seconds);
+          rows.get(name).push({ ...loaded, hubUs: ((cpuMs(hub.pid) - before) * 1000) / loaded.answered });
+        } finally {
+          agent.stop();
+          hub.stop();
+        }
+      }
+    }
+  } finally {
+    sink.close();
+  }
+  const plain = rows.get('plain');
+  const result = { pinned: pin, connections, seconds, rounds, variants: [] };
+  for (const [name, list] of rows) {
+    const ratios = list.map((row, i) => row.rps / plain[i].rps);
+    const cpuRatios = list.map((row, i) => row.hubUs / plain[i].hubUs);
+    result.variants.push({ name, rps: median(list.map((r) => r.rps)), p99: median(list.map((r) => r.p99)), hubUs: median(list.map((r) => r.hubUs)), errors: list.reduce((n, r) => n + r.errors, 0), ratio: median(ratios), ratios, cpuRatio: median(cpuRatios), cpuRatios });
+  }
+  return result;
+}
+
+const TARGETS = { 'tracing on': '≥ 0.90', 'metrics on': '≥ 0.97', TLS: 'reported' };
+
+export function describeVariants(r) {
+  const rounds = (list) => list.map((v) => v.toFixed(2)).join(' ');
+  const lines = [`hub variants: SendMessage through the hub to one echo agent, ${r.connections} connections, ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', hub and agent on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
+  for (const v of r.variants) {
+    const figures = `${v.name.padEnd(11)} ${Math.round(v.rps).toString().padStart(6)} req/s  p99 ${v.p99.toFixed(1).padStart(5)} ms  hub CPU ${Math.round(v.hubUs).toString().padStart(4)} µs/req  errors ${v.errors}`;
+    lines.push(v.name === 'plain' ? `  ${figures}` : `  ${figures}  ${v.ratio.toFixed(3)}× plain (rounds ${rounds(v.ratios)}; target ${TARGETS[v.name]}), hub CPU ${v.cpuRatio.toFixed(2)}× plain (rounds ${rounds(v.cpuRatios)})`);
+  }
+  return lines;
+}
+
 export async function run({ connections = 32, seconds = 4, rounds = 3, fanIn = 200 } = {}) {
   const result = { pinned: pin, connections, seconds, rounds, layouts: [] };
   for (const core of [0, 1, 'free']) result.layouts.push(await layout(core, { connections, seconds, rounds }));
+  result.variants = await variants({ connections, seconds, rounds });
 
   const hub = await startBenchServer(pin, here('./servers/hub.mjs'), ['1000']);
   try {
@@ -149,19 +218,22 @@ export function describe(r) {
   }
   return [
     ...lines,
+    ...describeVariants(r.variants).map((line) => `  ${line}`),
     `  fan-in: ${r.fanIn.agents} agents connected (${r.fanIn.connected} held, ${r.fanIn.up} up after 5 heartbeats of 1 s); hub heap +${Math.round(r.fanIn.heapPerAgent / 1024)} KiB and RSS +${Math.round(r.fanIn.rssPerAgent / 1024)} KiB per agent`,
   ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { base: { type: 'string' }, rounds: { type: 'string' }, layouts: { type: 'string' } } });
-  if (values.base === undefined) {
+  const { values, positionals } = parseArgs({ options: { base: { type: 'string' }, rounds: { type: 'string' }, layouts: { type: 'string' } }, allowPositionals: true });
+  const rounds = values.rounds === undefined ? undefined : Number(values.rounds);
+  if (positionals[0] === 'variants') {
+    for (const line of describeVariants(await variants(rounds === undefined ? {} : { rounds }))) console.log(line);
+  } else if (values.base === undefined) {
     for (const line of describe(await run())) console.log(line);
   } else {
     const base = join(resolve(values.base), 'dist');
     if (!existsSync(join(base, 'hub', 'hub.js'))) throw new Error(`no build at ${base}: run node scripts/build.mjs --if-stale in ${values.base}`);
     const layouts = (values.layouts ?? '0,free').split(',').map((name) => (name === 'free' ? 'free' : Number(name)));
-    const rounds = values.rounds === undefined ? undefined : Number(values.rounds);
     for (const line of describeComparison(await compare({ base, layouts, ...(rounds === undefined ? {} : { rounds }) }))) console.log(line);
   }
 }

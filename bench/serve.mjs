@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
+import { otlpSink } from './variants.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const hasTaskset = tasksetWorks();
@@ -32,17 +33,6 @@ const SERVERS = [
   ['a2a-lite (memory, tracing on)', './servers/lite.mjs', ['memory', 'traces']],
   ['a2a-lite (memory, metrics on)', './servers/lite.mjs', ['memory', 'metrics']],
 ];
-
-/** A local OTLP sink for the tracing variant: takes every export and answers at once. */
-async function otlpSink() {
-  const { createServer } = await import('node:http');
-  const sink = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-  });
-  await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${sink.address().port}`, close: () => sink.close() };
-}
 
 /** The gRPC comparison: each line's server, and its load generator (HTTP/1.1 JSON-RPC or gRPC). */
 const GRPC_SERVERS = [

@@ -2,6 +2,7 @@
 // through fetch so that the token can travel in a header) and shows the agents and the tasks
 // passing through the hub. Everything from the hub is put on the page as text, never as HTML:
 // agent names, skills and task words come from peers and may be hostile.
+import { limitsPanel } from './limits.js';
 
 const API = new URL('../hub/v1/', location.href);
 const TOKEN_KEY = 'a2a-lite-hub-token';
@@ -13,6 +14,7 @@ const tasks = new Map(); // "agent/task" → { seen, lite: [], raw: [] }
 let lastEventId;
 
 const $ = (id) => document.getElementById(id);
+const limits = limitsPanel({ api: API, authHeaders, el, $ });
 
 /** An element with a class and text; the only way data reaches the page. */
 function el(tag, className, text) {
@@ -49,6 +51,7 @@ $('login').addEventListener('submit', (event) => {
   $('token').value = '';
   $('login').hidden = true;
   follow();
+  void limits.read();
 });
 
 // ---- the live feed ---------------------------------------------------------------------
@@ -200,6 +203,9 @@ function showAgent(agent) {
   stat('failures', String(health.failures ?? 0), 'failures');
   const parts = [head, skills, stats];
   if (!health.up && health.reason) parts.push(el('p', 'reason', health.reason));
+  // Why a signed card does not verify, in words on the page: a phone shows no title on hover.
+  const signature = agent.signature;
+  if (signature?.signed && !signature.verified && signature.problem) parts.push(el('p', 'signature-problem', `card signature: ${signature.problem}`));
   item.replaceChildren(...parts);
   item.querySelector('.seen dd').dataset.time = health.lastSeen ?? '';
 }
@@ -299,26 +305,7 @@ function counts() {
   $('no-tasks').hidden = tasks.size > 0;
 }
 
-// ---- who is limited ---------------------------------------------------------------------
-
-/** Every 10 s, the callers the hub refused for being over their limits (GET /hub/v1/limits). */
-async function watchLimits() {
-  try {
-    const response = await fetch(new URL('limits', API), { headers: authHeaders(), cache: 'no-store' });
-    if (response.ok) {
-      const { limited = [] } = await response.json();
-      const rows = limited.slice(-50).reverse().map((entry) => el('li', 'limited', `${entry.by} ${entry.caller}: ${entry.kind}, refused ${entry.hits}× (last ${new Date(entry.lastAt).toLocaleTimeString()})`));
-      $('limited').replaceChildren(...rows);
-      $('limited-count').textContent = rows.length === 0 ? '' : String(limited.length);
-      $('no-limited').hidden = rows.length > 0;
-    }
-  } catch {
-    // The feed says when the hub is away; this list waits for the next round.
-  }
-  setTimeout(watchLimits, 10000);
-}
-
 takeTokenFromFragment();
 counts();
 void follow();
-void watchLimits();
+limits.watch();

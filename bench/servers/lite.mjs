@@ -13,24 +13,16 @@ import { createAgent } from '../../dist/runtime/agent.js';
 import { listen } from '../../dist/net/node-http.js';
 import { MemoryTaskStore } from '../../dist/store/task-store.js';
 import { readTlsCredentials } from '../../dist/net/tls.js';
-import { execFileSync } from 'node:child_process';
+import { startVariantTelemetry, throwawayCertificate } from '../variants.mjs';
 
 const kind = process.argv[2] ?? 'memory';
-/** A self-signed P-256 certificate for 127.0.0.1, as an operator's would be. */
+const variant = process.argv[3];
 const tls = (() => {
-  if (process.argv[3] !== 'tls') return undefined;
-  const folder = mkdtempSync(join(tmpdir(), 'a2a-bench-tls-'));
-  const [cert, key] = [join(folder, 'cert.pem'), join(folder, 'key.pem')];
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  if (variant !== 'tls') return undefined;
+  const { cert, key } = throwawayCertificate();
   return readTlsCredentials(cert, key);
 })();
-// "traces": spans through the batched OTLP exporter (to OTEL_EXPORTER_OTLP_ENDPOINT, a local
-// sink); "metrics": the Prometheus reader, as serve --metrics has it. Neither: telemetry off.
-const telemetry = process.argv[3];
-if (telemetry === 'traces' || telemetry === 'metrics') {
-  const { startTelemetry } = await import('../../dist/telemetry/sdk.js');
-  await startTelemetry({ traces: telemetry === 'traces', otlpMetrics: false, prometheus: telemetry === 'metrics', serviceName: 'bench' });
-}
+await startVariantTelemetry(variant, () => import('../../dist/telemetry/sdk.js'), 'bench');
 const store = kind === 'sqlite'
   ? await (await import('../../dist/store/sqlite/task-store.js')).openSqliteTaskStore(join(mkdtempSync(join(tmpdir(), 'a2a-bench-')), 'a2a-lite.db'))
   : new MemoryTaskStore();
@@ -83,7 +75,7 @@ const server = await listen(async (request) => {
   return a2a(request);
 }, tls === undefined ? {} : { tls });
 url = server.url;
-if (process.argv[3] === 'grpc') {
+if (variant === 'grpc') {
   const { serveGrpc } = await import('../../dist/serve/grpc-service.js');
   console.log(`READY ${(await serveGrpc(a2a)).target}`);
 } else {

@@ -7,13 +7,14 @@ const get = (path: string, headers: Record<string, string> = {}, method = 'GET')
   serve({ method, path, query: new URLSearchParams(), headers, body: '' } satisfies HttpRequest);
 
 describe('the hub console files', () => {
-  it('serves the page, its style and its script with their media types and a strict policy', () => {
+  it('serves the page, its style and its scripts with their media types and a strict policy', () => {
     const page = get('/console/');
     expect(page).toMatchObject({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY' } });
     expect(page && 'body' in page && page.body).toContain('<script type="module" src="console.js">');
     expect(page?.headers['content-security-policy']).toContain("script-src 'self'");
     expect(get('/console/console.js')?.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(get('/console/console.css')?.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(get('/console/limits.js')?.headers['content-type']).toBe('text/javascript; charset=utf-8');
   });
 
   it('sends /console on to /console/, so that the page finds its files', () => {
@@ -27,7 +28,7 @@ describe('the hub console files', () => {
   });
 
   it.each(['/console/../package.json', '/console/%2e%2e/package.json', '/console/secrets.txt', '/console/index.html/', '/console//etc/passwd'])(
-    'serves nothing but its three files: %s is 404',
+    'serves nothing but its four files: %s is 404',
     (path) => {
       expect(get(path)?.status).toBe(404);
     },

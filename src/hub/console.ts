@@ -1,7 +1,8 @@
-// The hub's console: three plain files (console/ at the package's top: a page, its style and
-// its script) served as they are, with no build step, read once when the hub starts. Only those
-// three names are served, so no request path ever reaches the file system. The page itself holds
-// no data and needs no token; it reads the hub's API with the token the user gives it.
+// The hub's console: four plain files (console/ at the package's top: a page, its style, its
+// script and the script's module for the limited callers) served as they are, with no build
+// step, read once when the hub starts. Only those four names are served, so no request path
+// ever reaches the file system. The page itself holds no data and needs no token; it reads the
+// hub's API with the token the user gives it.
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ const FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'console.css': 'text/css; charset=utf-8',
   'console.js': 'text/javascript; charset=utf-8',
+  'limits.js': 'text/javascript; charset=utf-8',
 };
 
 /**

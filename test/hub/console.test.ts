@@ -4,49 +4,32 @@
 // the exchange as A2A-Lite text, and a hostile agent name stays text. A screenshot of the page
 // is kept in test-results/ (A2A_LITE_TEST_ARTIFACTS to put it elsewhere). Without Chromium the
 // suite is skipped with a line in the summary; CI installs it, and there it is required.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../cli/run-cli.js';
 import { tempHome } from '../fixtures/home.js';
-import { needsTool } from '../needs-tool.js';
+import { agentItem, ARTIFACTS, chromiumMissing, launchChromium, phone as phoneOf } from './console-browser.js';
 import { startAgent, startHub } from './hub-processes.js';
 
-const CHROMIUM = process.env.A2A_LITE_CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = process.env.A2A_LITE_TEST_ARTIFACTS ?? fileURLToPath(new URL('../../test-results/', import.meta.url));
 const TOKEN = 'console-token-3b9f1d27e6';
 const ENV = { HUB_TOKEN: TOKEN };
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 
 let browser: Browser;
 
-const noChromium = needsTool('the hub console in Chromium (test/hub/console.test.ts)', existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (apt-get install chromium, or set A2A_LITE_CHROMIUM)`);
+const noChromium = chromiumMissing('the hub console in Chromium (test/hub/console.test.ts)');
 
 beforeAll(async () => {
-  if (noChromium) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // The flags keep Chromium off the network it would otherwise try at start.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  if (!noChromium) browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
 });
 
-/** A phone-sized page, its errors collected. */
-async function phone(): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  return { page, errors };
-}
-
-const agentItem = (page: Page, id: string) => page.locator(`[data-agent="${id}"]`);
+const phone = () => phoneOf(browser);
 
 describe.skipIf(noChromium)('the hub console, in Chromium', () => {
   it('shows agents up and down, a task’s moving bar, its A2A-Lite transcript and raw events', async () => {

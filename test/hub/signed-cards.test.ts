@@ -2,40 +2,28 @@
 // whose card is signed by a trusted key registers (dialled in or by URL) and the API shows its
 // card verified; an unsigned card, or one signed by a stranger's key, is refused with words the
 // registering agent sees. Without the requirement, the API still says which cards verify.
-import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import * as jose from 'jose';
 import { describe, expect, it } from 'vitest';
 import { canonicalCard } from '../../src/a2a/wire/card-canonical.js';
 import { signingKeyFrom } from '../../src/a2a/wire/card-keys.js';
 import { signCard } from '../../src/a2a/wire/card-signature.js';
 import { cliAsync } from '../cli/run-cli.js';
+import { cardKeyFiles } from '../fixtures/card-keys.js';
 import { tempHome } from '../fixtures/home.js';
 import { agentHome, freePort, getJson, start, startAgent, startHub, until } from './hub-processes.js';
 
 type Json = Record<string, unknown>;
-
-function keyFiles(type: 'ed25519' | 'p256' = 'ed25519'): { key: string; pub: string } {
-  const dir = tempHome('keys');
-  const pair = type === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const key = join(dir, 'card.pem');
-  writeFileSync(key, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
-  chmodSync(key, 0o600);
-  const pub = join(dir, 'card.pub.pem');
-  writeFileSync(pub, pair.publicKey.export({ type: 'spki', format: 'pem' }) as string);
-  return { key, pub };
-}
 
 const agentsOf = async (hub: string): Promise<Json[]> => (await getJson(`${hub}/hub/v1/agents`)).body.agents as Json[];
 const signatureOf = async (hub: string, id: string): Promise<Json | undefined> => (await agentsOf(hub)).find((agent) => agent.id === id)?.signature as Json | undefined;
 
 describe('a hub that requires signed cards', () => {
   it('registers a dialled-in agent whose card a trusted key signed, and shows it verified', async () => {
-    const trusted = keyFiles();
+    const trusted = cardKeyFiles();
     const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub]);
     expect(hub.info.signedCards).toBe('required');
     await startAgent(hub.url, 'signed', { extra: ['--port', 'none', '--sign-key', trusted.key, '--sign-kid', 'signed-1'] });
@@ -55,9 +43,9 @@ describe('a hub that requires signed cards', () => {
     ['not signed', [] as string[], 'the card is not signed: it has no "signatures"'],
     ['signed by a key it does not trust', ['--sign-kid', 'stranger-1'], 'no signature on the card verifies: it does not match'],
   ])('refuses a dialled-in agent whose card is %s, telling the agent why', async (_name, flags, why) => {
-    const trusted = keyFiles();
+    const trusted = cardKeyFiles();
     const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub]);
-    const extra = flags.length === 0 ? [] : ['--sign-key', keyFiles().key, ...flags];
+    const extra = flags.length === 0 ? [] : ['--sign-key', cardKeyFiles().key, ...flags];
     // The agent dials in, its card is read and refused, and it hears why when the link closes.
     // It never starts: `serve --hub` says it is connected only once the hub routes to it.
     const failed = await start(['serve', '--home', agentHome('refused'), '--store', 'memory', '--exec', 'true', '--hub', hub.url, '--port', 'none', ...extra]).then(
@@ -73,7 +61,7 @@ describe('a hub that requires signed cards', () => {
   });
 
   it('refuses to register by URL an agent whose card is not signed, with 403 and the reason; takes it once signed', async () => {
-    const trusted = keyFiles('p256');
+    const trusted = cardKeyFiles('p256');
     const hub = await startHub(['--store', 'memory', '--require-signed-cards', '--trust-key', trusted.pub]);
     const home = agentHome('byurl');
     const plainPort = await freePort();
@@ -90,7 +78,7 @@ describe('a hub that requires signed cards', () => {
   });
 
   it('takes a URL agent down at once when its card stops verifying, and up again once it does', async () => {
-    const trusted = keyFiles();
+    const trusted = cardKeyFiles();
     const key = signingKeyFrom(readFileSync(trusted.key, 'utf8'), 'card.pem');
     const unsigned = { name: 'Changing', description: 'a card that changes', version: '1', skills: [{ id: 's', name: 'S', description: 'd', tags: ['s'] }] };
     let served: Json = signCard(unsigned, key);
@@ -116,7 +104,7 @@ describe('a hub that requires signed cards', () => {
   });
 
   it('answers a card with hostile signatures 403 in words, never a failure of its own', async () => {
-    const trusted = keyFiles();
+    const trusted = cardKeyFiles();
     const base = { name: 'Hostile', description: 'd', version: '1', skills: [] };
     const cards: [unknown, string][] = [
       [{ ...base, signatures: 'not a list' }, 'its \\"signatures\\" is not a list'],
@@ -155,10 +143,10 @@ describe('a hub that requires signed cards', () => {
 
 describe('a hub that checks but does not require signed cards', () => {
   it('registers every agent and says which cards verify', async () => {
-    const trusted = keyFiles();
+    const trusted = cardKeyFiles();
     const hub = await startHub(['--store', 'memory', '--trust-key', trusted.pub]);
     await startAgent(hub.url, 'plain');
-    await startAgent(hub.url, 'other', { extra: ['--port', 'none', '--sign-key', keyFiles().key, '--sign-kid', 'other-1'] });
+    await startAgent(hub.url, 'other', { extra: ['--port', 'none', '--sign-key', cardKeyFiles().key, '--sign-kid', 'other-1'] });
     const plain = await until(() => signatureOf(hub.url, 'plain'), 15_000, 'plain to register');
     const other = await until(() => signatureOf(hub.url, 'other'), 15_000, 'other to register');
     expect(plain).toEqual({ signed: false, verified: false, problem: 'the card is not signed: it has no "signatures"' });
