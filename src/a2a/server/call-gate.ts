@@ -31,7 +31,11 @@ export class CallGate {
     const max = limits.options.maxTasks;
     this.tasks = max === undefined ? undefined : new OpenTasks(agent, max, limits);
     this.agentId = agent.card.agent.id;
+    this.idle = audit === undefined && this.tasks === undefined && limits.options.maxStreams === undefined;
   }
+
+  /** No cap on tasks or streams, no audit trail: a call passes with nothing done around it. */
+  private readonly idle: boolean;
 
   private readonly agentId: string;
 
@@ -40,6 +44,8 @@ export class CallGate {
    * once it ran, with the error it failed with: it writes the audit line and gives the outcome.
    */
   start(call: GatedCall, address: string | undefined, principal: string | undefined, context: MethodContext): (failure?: { error: unknown }) => string {
+    // Nothing to cap and nobody to tell: only the outcome is wanted.
+    if (this.idle) return outcomeOnly;
     const action = auditedAction(call.method);
     let task = action === undefined ? undefined : taskIdOf(call.params);
     if (isStreamingMethod(call.method) && this.limits.options.maxStreams !== undefined) context.beforeRun = () => this.limits.checkStreams(principal, address);
@@ -106,4 +112,9 @@ export function admission(limits: CallerLimits, audit: AuditSink | undefined, bi
       tell(audit, { action: 'auth-failure', ...(head.remoteAddress === undefined ? {} : { address: head.remoteAddress }), outcome: 'UNAUTHENTICATED', detail: `${head.method} ${head.path.slice(0, 200)}` });
     },
   };
+}
+
+/** The outcome of a call that nothing watches: `ok`, or what it failed with. */
+function outcomeOnly(failure?: { error: unknown }): string {
+  return failure === undefined ? 'ok' : outcomeOf(failure.error);
 }
