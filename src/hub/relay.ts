@@ -20,6 +20,8 @@ import { HUB_ENDED, lostWords, seconds, takeFrame, unavailable, type LinkKind, t
 
 /** The defaults: a ping once a link is silent for 2 s, dead after 2 missed; data unacknowledged for 3 s, too. */
 const DEFAULTS = { heartbeatMs: 2000, missed: 2, writeTimeoutMs: 3000 };
+/** The least time a link in doubt has to answer its ping before a request is refused, not sent. */
+const DOUBT_MIN_MS = 1000;
 
 export type { LinkKind, RelayObserver, RelayOptions } from './relay-session.js';
 
@@ -175,7 +177,9 @@ export class Relay {
   /**
    * Why the hub cannot be sure that `session` reaches its agent, if it cannot: a link silent for
    * more than two round trips (100 ms at least) is pinged first, and the request goes down only
-   * once the pong comes, within four round trips and 100 ms (250 ms at least, the write timeout at most).
+   * once the pong comes, within four round trips and 100 ms (1 s at least, the write timeout at
+   * most). A second is what an agent on a busy machine may take to answer; a shorter wait refused
+   * requests to agents that were only slow.
    */
   private async doubt(session: Session): Promise<string | undefined> {
     const link = session.down.link;
@@ -185,7 +189,7 @@ export class Relay {
     }
     const silent = link.silence() ?? 0;
     if (silent <= Math.max(100, 2 * (session.rttMs ?? 0))) return undefined;
-    const bound = Math.round(Math.min(this.writeTimeoutMs, Math.max(250, 4 * (session.rttMs ?? 50) + 100)));
+    const bound = Math.round(Math.min(this.writeTimeoutMs, Math.max(DOUBT_MIN_MS, 4 * (session.rttMs ?? 50) + 100)));
     if (await link.ask(bound)) return undefined;
     if (session.over) return `its link to the hub ended (${this.lost.get(session.agentId)?.words ?? 'closed'})`;
     return `its link to the hub was silent for ${seconds(silent)} s and did not answer a ping within ${bound} ms`;
