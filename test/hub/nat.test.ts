@@ -244,9 +244,13 @@ describe.skipIf(skip)('the hub across a real NAT', () => {
     const t0 = Date.now();
     lab.expire('h1');
     // The hub has not noticed yet: it still ranks home-one first for alice. Straight to home-one
-    // (from the watcher, at once) and by skill (the client), side by side.
+    // (from the watcher) and by skill (the client), side by side. The direct one waits until the
+    // link has been silent for longer than the hub sends down unasked (two round trips, 100 ms
+    // at least): nothing comes through a dead mapping, so half a second after it went the hub
+    // must ping first. (Sooner, it would send the request down and answer 502, delivery unknown.)
     const message = { message: { messageId: 'm-nat-direct', role: 'ROLE_USER', parts: [{ text: 'echo direct' }] } };
-    const [direct, sent] = await Promise.all([post('direct', '/agents/home-one/message:send', message), client(['send', '--hub', hubUrl, '--skill', 'echo', 'echo failover'])]);
+    const straight = new Promise((resolve) => setTimeout(resolve, 500)).then(() => post('direct', '/agents/home-one/message:send', message));
+    const [direct, sent] = await Promise.all([straight, client(['send', '--hub', hubUrl, '--skill', 'echo', 'echo failover'])]);
     // Pinged first, no pong: answered 503 without sending anything, and the header says so.
     expect(direct.status, JSON.stringify(direct.body)).toBe(503);
     expect(direct.delivery).toBe('none');
