@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,9 +44,7 @@ function readsAnything(): boolean {
 }
 
 afterAll(() => {
-  // Modes back, so that the folder can be removed by anyone.
-  execFileSync('chmod', ['-R', 'u+rwx', dir]);
-  execFileSync('rm', ['-rf', dir]);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('readOperatorFile', () => {
