@@ -2,6 +2,7 @@
 // a server started with a certificate, clients that trust the operator's authority (and refuse
 // anyone else's, saying which name and which issuer failed), a certificate renewed in a running
 // server without dropping a stream that is open, and files that are not what they claim.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -101,11 +102,15 @@ describe.skipIf(noOpenssl)('TLS', () => {
     mkdirSync(bad, { recursive: true });
     writeFileSync(join(bad, 'not-pem.pem'), 'just some text');
     writeFileSync(join(bad, 'huge.pem'), Buffer.alloc(2 * 1024 * 1024, 0x41));
+    execFileSync('mkfifo', [join(bad, 'pipe.pem')]);
     const cases: [string, string, RegExp][] = [
-      [join(bad, 'missing.pem'), good.key, /certificate file .*missing\.pem cannot be read \(ENOENT\)/],
+      [join(bad, 'missing.pem'), good.key, /certificate file .*missing\.pem does not exist/],
       [join(bad, 'not-pem.pem'), good.key, /not-pem\.pem is not in PEM form/],
-      [join(bad, 'huge.pem'), good.key, /huge\.pem is larger than 1024 KiB/],
-      [bad, good.key, /certificate file .*bad cannot be read \(EISDIR\)/],
+      [join(bad, 'huge.pem'), good.key, /huge\.pem is over 1048576 bytes; it is not a PEM file/],
+      [bad, good.key, /certificate file .*bad is a folder, not a file/],
+      // Neither may hang the server or fill its memory: both are refused unread.
+      [join(bad, 'pipe.pem'), good.key, /certificate file .*pipe\.pem is a named pipe, not a regular file/],
+      [good.cert, '/dev/zero', /key file \/dev\/zero is a device, not a regular file/],
       [good.cert, renewed.key, /the key in .*renewed\.key is not the key of the certificate in .*server\.pem/],
       [good.key, good.key, /holds no certificate that can be read/],
     ];

@@ -4,10 +4,10 @@
 // cannot be read at start is a usage error naming it; on a reread, that name keeps the token it
 // had. An emptied file withdraws its token. A file's content is never printed.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Credential } from '../a2a/server/auth.js';
 import { LiteError } from '../errors.js';
+import { readOperatorFile } from '../operator-file.js';
 
 /** A file bigger than this is no token file. */
 export const MAX_TOKEN_FILE_BYTES = 4096;
@@ -50,43 +50,12 @@ export interface ReadToken {
 /**
  * Reads the token in `file`: one token, trimmed, of characters a header can carry. Throws
  * LiteError naming the file and what is wrong with it, never its content: FILE_NOT_FOUND for
- * a file that is not there, USAGE for anything else (a folder, a pipe, too big, two tokens).
+ * a file that is not there, IO_ERROR for one the system will not let us read, USAGE for
+ * anything else (a folder, a pipe, too big, two tokens).
  */
 export function readTokenFile(file: TokenFile): ReadToken {
   const where = `the token file ${file.path} (${file.option} ${file.name})`;
-  let fd: number;
-  try {
-    // Without blocking: a named pipe in its place must not hang the server.
-    fd = openSync(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new LiteError('FILE_NOT_FOUND', `${where} does not exist`);
-    throw new LiteError('USAGE', `${where} cannot be read (${code ?? 'error'})`);
-  }
-  let text: string;
-  let mode: number;
-  try {
-    const stat = fstatSync(fd);
-    mode = stat.mode & 0o777;
-    if (stat.isDirectory()) throw new LiteError('USAGE', `${where} is a folder, not a file`);
-    if (!stat.isFile()) throw new LiteError('USAGE', `${where} is not a regular file`);
-    if (stat.size > MAX_TOKEN_FILE_BYTES) throw new LiteError('USAGE', `${where} is over ${MAX_TOKEN_FILE_BYTES} bytes; a token file holds one token`);
-    const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-      // It grew while being read.
-      if (length > MAX_TOKEN_FILE_BYTES) throw new LiteError('USAGE', `${where} is over ${MAX_TOKEN_FILE_BYTES} bytes; a token file holds one token`);
-    }
-    text = buffer.subarray(0, length).toString('utf8');
-  } catch (error) {
-    if (error instanceof LiteError) throw error;
-    throw new LiteError('USAGE', `${where} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  } finally {
-    closeSync(fd);
-  }
+  const { text, mode } = readOperatorFile(file.path, { label: where, maxBytes: MAX_TOKEN_FILE_BYTES, tooLargeHint: 'a token file holds one token' });
   const token = text.trim();
   if (/\s/.test(token)) throw new LiteError('USAGE', `${where} holds more than one word; a token file holds one token`);
   if (token.includes(',')) throw new LiteError('USAGE', `${where} holds a comma; a token file holds one token`);

@@ -1,15 +1,15 @@
 // TLS on both sides. A server's certificate and key come from files the operator names, read
-// whole and checked together before the server takes them (at start, and again when the
-// operator asks for a reload). A client trusts the system's authorities plus the ones the
+// whole (bounded, by the one reader of operator files) and checked together before the server
+// takes them (at start, and again when the operator asks for a reload). A client trusts the system's authorities plus the ones the
 // operator adds (`--tls-ca`), for every connection this process makes: requests, event streams,
 // WebSocket links. When a certificate is refused, the error says which name was asked for,
 // what the certificate names, and who issued it, which node's own error leaves out.
 
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { connect, createSecureContext, rootCertificates, type PeerCertificate } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { LiteError } from '../errors.js';
+import { readOperatorFile } from '../operator-file.js';
 
 /** A server's certificate chain and private key, in PEM. */
 export interface TlsCredentials {
@@ -21,16 +21,7 @@ export interface TlsCredentials {
 const MAX_PEM_BYTES = 1024 * 1024;
 
 function readPem(path: string, what: string): string {
-  let text: string;
-  try {
-    const bytes = readFileSync(path);
-    if (bytes.length > MAX_PEM_BYTES) throw new LiteError('USAGE', `the ${what} file ${path} is larger than ${MAX_PEM_BYTES / 1024} KiB; it is not a PEM file`);
-    text = bytes.toString('utf8');
-  } catch (error) {
-    if (error instanceof LiteError) throw error;
-    const code = (error as { code?: string }).code;
-    throw new LiteError(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'USAGE', `the ${what} file ${path} cannot be read (${code ?? 'error'})`);
-  }
+  const { text } = readOperatorFile(path, { label: `the ${what} file ${path}`, maxBytes: MAX_PEM_BYTES, tooLargeHint: 'it is not a PEM file' });
   if (!text.includes('-----BEGIN ')) throw new LiteError('USAGE', `the ${what} file ${path} is not in PEM form (no "-----BEGIN" line)`);
   return text;
 }

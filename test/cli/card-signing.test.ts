@@ -1,6 +1,7 @@
 // Signed Agent Cards through the real binary: `card sign` with key files, `serve --sign-key`
 // over real HTTP (every card shape it serves, its key set), and `discover` saying whether the
 // card is signed, by which key and whether it verified. jose checks what we sign.
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,6 +81,12 @@ describe('a2a-lite card sign', () => {
     const args = ['card', 'sign', '--base-url', 'https://a.example'];
     expect(cli([...args], { home })).toMatchObject({ code: 2, stderr: expect.stringContaining('--key FILE is required (the private key file; a key is never given as a flag value)') });
     expect(cli([...args, '--key', join(dir, 'none.pem')], { home })).toMatchObject({ code: 4, stderr: expect.stringContaining('FILE_NOT_FOUND') });
+    // A device or a named pipe in place of the key is refused unread (it would never end, or hang).
+    execFileSync('mkfifo', [join(dir, 'pipe.pem')]);
+    expect(cli([...args, '--key', '/dev/zero'], { home })).toMatchObject({ code: 2, stderr: 'a2a-lite: USAGE: the key file /dev/zero (--key) is a device, not a regular file\n' });
+    expect(cli([...args, '--key', join(dir, 'pipe.pem')], { home })).toMatchObject({ code: 2, stderr: `a2a-lite: USAGE: the key file ${join(dir, 'pipe.pem')} (--key) is a named pipe, not a regular file\n` });
+    writeFileSync(join(dir, 'big.pem'), Buffer.alloc(65 * 1024, 0x41));
+    expect(cli([...args, '--key', join(dir, 'big.pem')], { home })).toMatchObject({ code: 2, stderr: expect.stringContaining(`the key file ${join(dir, 'big.pem')} (--key) is over 65536 bytes; too long for a key`) });
     expect(cli([...args, '--key', pub], { home })).toMatchObject({ code: 3, stderr: `a2a-lite: INVALID_KEY: ${pub} does not hold a private key in PEM (PKCS#8 or SEC1) or a private JWK\n` });
     expect(cli([...args, '--key', open.key, '--kid', 'bad kid'], { home })).toMatchObject({ code: 2, stderr: expect.stringContaining('--kid: a key id is 1 to 128 printable ASCII characters') });
     const warned = cli([...args, '--key', open.key], { home });

@@ -1,9 +1,13 @@
 // The hub across a real NAT (test/fixtures/nat-lab.ts): the hub and a client on the public side,
 // two agents on home hosts behind one masquerading router that lets nothing in. Mappings expire
 // while an agent is idle and while it streams, a send is routed to a link that has just died,
-// and the router is cut. Each case measures who noticed what, and when; the figures are printed
-// as one report line (docs/hub.md quotes them). The hub runs with its defaults: a ping once a
-// link is silent for 2 s, dead after 2 missed (4 s), a write unacknowledged for 3 s.
+// and the router is cut. Each case asserts the mechanism, in the order it must happen: the link
+// declared dead by its missed pings (both ends say how many, and over how long a silence), the
+// agent dialling again, the hub routing to it again, every request run once and answered with
+// the A2A-Lite-Delivery its fate calls for. How long each step took is measured and reported
+// (a test annotation, and one report line that docs/hub.md quotes), never asserted: a busy
+// machine may be slow, not wrong. The hub runs with its defaults: a ping once a link is silent
+// for 2 s, dead after 2 missed (4 s), a write unacknowledged for 3 s.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,12 +24,29 @@ const skip = needsTool('the hub across a real NAT (network namespaces)', missing
 
 const PROGRAM = fileURLToPath(new URL('../fixtures/nat-agent.mjs', import.meta.url));
 const WATCH = fileURLToPath(new URL('../fixtures/nat-watch.mjs', import.meta.url));
-/** The hub's defaults (relay.ts): how long a dead link may take to be found. */
+/** The hub's defaults (relay.ts), which both ends of a link agree on. */
 const HEARTBEAT_MS = 2000;
 const MISSED = 2;
-/** Room for a loaded machine: every timing is asserted against the configured detection time plus this. */
-const SLACK_MS = 4000;
-const DETECTION_MS = HEARTBEAT_MS * MISSED;
+/**
+ * How long a wait goes on before the test gives up on a step that never comes: bounds on the
+ * waits, far past what the steps take (a few seconds), not a limit asserted on them.
+ */
+const GIVE_UP_MS = 30_000;
+/** What a watch says when a link missed its pings: the silence, the heartbeat and the budget. */
+const MISSED_PINGS = /no answer to pings for ([\d.]+) s \(a ping every ([\d.]+) s, (\d+) missed\)/;
+
+/**
+ * Checks that `words` say the link was declared dead by the missed-ping budget: the heartbeat
+ * and the count agreed on, and a silence of at least that many heartbeats (never sooner).
+ */
+function expectMissedPings(words: string): void {
+  const said = MISSED_PINGS.exec(words);
+  expect(said, words).not.toBeNull();
+  const [, silence, every, missed] = said as RegExpExecArray;
+  expect(Number(every) * 1000).toBe(HEARTBEAT_MS);
+  expect(Number(missed)).toBe(MISSED);
+  expect(Number(silence) * 1000).toBeGreaterThanOrEqual(HEARTBEAT_MS * MISSED);
+}
 
 const TOKENS = { NAT_ALICE: 'alice-token-0123456789', NAT_BOB: 'bob-token-0123456789' };
 
@@ -69,26 +90,44 @@ describe.skipIf(skip)('the hub across a real NAT', () => {
 
   const health = (): Health[] => watch.lines.map((l) => JSON.parse(l.text) as Health & { watching?: number }).filter((h) => h.agentId !== undefined);
   const firstAfter = (since: number, agentId: string, up: boolean): Health | undefined => health().find((h) => h.at >= since && h.agentId === agentId && h.up === up);
-  /** The time the agent wrote that it lost the hub, read from its own line (it says when). */
-  const agentNoticed = (agentId: string, since: number): { at: number; line: string } | undefined => {
-    for (const { text } of agents[agentId]?.err.lines ?? []) {
+  /**
+   * The agent's line saying that it lost the hub, at or after `since` by the time it gives (its
+   * own clock, the same machine's), with its place among the agent's lines.
+   */
+  const agentNoticed = (agentId: string, since: number): { at: number; line: string; index: number } | undefined => {
+    const lines = agents[agentId]?.err.lines ?? [];
+    for (const [index, { text }] of lines.entries()) {
       const said = /lost the hub .*, at (\S+); /.exec(text);
-      if (said !== null && Date.parse(said[1] as string) >= since) return { at: Date.parse(said[1] as string), line: text };
+      if (said !== null && Date.parse(said[1] as string) >= since) return { at: Date.parse(said[1] as string), line: text, index };
     }
     return undefined;
   };
   const ranOf = (text: string): string[] => readFileSync(runs, 'utf8').split('\n').filter((line) => line.endsWith(` ${text}`));
-  /** When the agent said it is connected (routed) again after `since`: it is reachable from then on. */
-  const agentBack = (agentId: string, since: number): number | undefined => agents[agentId]?.err.lines.find((l) => l.at >= since && /^a2a-lite serve: connected to the hub /.test(l.text))?.at;
+  /** The agent's line saying it is connected (routed) again, read after `since`, and its place among its lines. */
+  const agentBack = (agentId: string, since: number): { at: number; index: number } | undefined => {
+    const index = agents[agentId]?.err.lines.findIndex((l) => l.at >= since && /^a2a-lite serve: connected to the hub /.test(l.text)) ?? -1;
+    return index === -1 ? undefined : { at: (agents[agentId] as { err: Lines }).err.lines[index]!.at, index };
+  };
   /**
    * When the hub let go of the agent's dead link after `since`: its down event, or, when the agent
    * noticed first and dialled again, the new link that took its place (the agent never went down).
    */
-  const hubLetGo = (agentId: string, since: number): { at: number; reason: string } | undefined => {
+  const hubLetGo = (agentId: string, since: number): { at: number; reason: string; down: boolean } | undefined => {
     const down = firstAfter(since, agentId, false);
-    if (down !== undefined) return { at: down.at, reason: down.reason ?? '' };
+    if (down !== undefined) return { at: down.at, reason: down.reason ?? '', down: true };
     const back = agentBack(agentId, since);
-    return back === undefined ? undefined : { at: back, reason: 'replaced by the agent\'s new link' };
+    return back === undefined ? undefined : { at: back.at, reason: 'replaced by the agent\'s new link', down: false };
+  };
+  /** True once the hub's feed says the agent is up after any down it said after `since`: it is routed to again. */
+  const hubRoutes = (agentId: string, since: number): true | undefined => {
+    const events = health().filter((h) => h.at >= since && h.agentId === agentId);
+    const down = events.findIndex((h) => !h.up);
+    return down === -1 || events.slice(down).some((h) => h.up) ? true : undefined;
+  };
+  /** A JSON POST to the hub from the watcher, already running on the public side: no process to start. */
+  const post = async (tag: string, path: string, body: unknown): Promise<{ at: number; status: number; delivery: string | null; body: { error?: { message?: string; delivery?: string } } }> => {
+    watch.child.stdin?.write(`${JSON.stringify({ tag, post: path, body })}\n`);
+    return until(() => watch.lines.map((l) => JSON.parse(l.text) as { tag?: string }).find((v) => v.tag === tag) as Awaited<ReturnType<typeof post>> | undefined, GIVE_UP_MS, `the hub's answer to ${tag}`);
   };
 
   /** `a2a-lite ARGS` as a client on the public side: its exit, output, and how long it took. */
@@ -137,90 +176,119 @@ describe.skipIf(skip)('the hub across a real NAT', () => {
     process.stdout.write(`NAT report (ms): ${JSON.stringify(report)}\n`);
   }, 30_000);
 
-  it('routes a send by skill to the home agents through the NAT, with no inbound connection', async () => {
+  it('routes a send by skill to the home agents through the NAT, with no inbound connection', async ({ annotate }) => {
     const sent = await client(['send', '--hub', hubUrl, '--skill', 'echo', 'echo baseline']);
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toContain('home-one: baseline');
+    expect(ranOf('baseline')).toEqual(['home-one echo baseline']);
     report.liveSendMs = sent.ms;
+    await annotate(`a routed send on live links: ${sent.ms} ms, client start to exit`);
     // Nothing on the public side can open a connection to a home host.
     expect(() => lab.in(lab.ns.pub, ['sh', '-c', `exec 3<>/dev/tcp/${lab.home.h1}/7400`])).toThrow();
   });
 
-  it('finds an idle link whose mapping expired from both ends within seconds, and the agent is back', async () => {
+  it('finds an idle link whose mapping expired from both ends by its missed pings, and the agent dials again and is routed to', async ({ annotate }) => {
     const t0 = Date.now();
     lab.expire('h1');
-    const noticed = await until(() => agentNoticed('home-one', t0), DETECTION_MS + SLACK_MS + 4000, 'home-one to say it lost the hub');
-    const back = await until(() => agentBack('home-one', t0), DETECTION_MS + SLACK_MS + 6000, 'home-one connected again');
-    const hub = await until(() => hubLetGo('home-one', t0), DETECTION_MS + SLACK_MS + 6000, 'the hub to let go of the dead link');
-    expect(noticed.line).toMatch(/noticed here: no answer to pings for [\d.]+ s \(a ping every 2 s, 2 missed\)/);
-    expect(hub.reason).toMatch(/^the hub noticed: no answer to pings for [\d.]+ s \(a ping every 2 s, 2 missed\), at |^replaced/);
-    Object.assign(report, { idleHubLetGoMs: hub.at - t0, idleAgentNoticedMs: noticed.at - t0, idleBackMs: back - t0 });
-    expect(hub.at - t0).toBeLessThanOrEqual(DETECTION_MS + SLACK_MS);
-    expect(back - t0).toBeLessThanOrEqual(DETECTION_MS + HEARTBEAT_MS + SLACK_MS);
-    expect(noticed.at - t0).toBeLessThanOrEqual(DETECTION_MS + HEARTBEAT_MS + SLACK_MS);
+    const noticed = await until(() => agentNoticed('home-one', t0), GIVE_UP_MS, 'home-one to say it lost the hub');
+    const back = await until(() => agentBack('home-one', t0), GIVE_UP_MS, 'home-one connected again');
+    const hub = await until(() => hubLetGo('home-one', t0), GIVE_UP_MS, 'the hub to let go of the dead link');
+    await until(() => hubRoutes('home-one', t0), GIVE_UP_MS, 'the hub to route to home-one again');
+    // Both ends found it dead by the missed-ping budget: nothing told them (no FIN, no RST).
+    expect(noticed.line).toMatch(/noticed here: no answer to pings/);
+    expectMissedPings(noticed.line);
+    if (hub.down) {
+      expect(hub.reason).toMatch(/^the hub noticed: no answer to pings .*, at /);
+      expectMissedPings(hub.reason);
+    } else expect(hub.reason).toMatch(/^replaced/);
+    // In order: the agent noticed, then dialled again.
+    expect(back.index).toBeGreaterThan(noticed.index);
     // The other agent behind the same NAT kept its own mapping, and its link.
     expect(health().some((h) => h.at >= t0 && h.agentId === 'home-two' && !h.up)).toBe(false);
+    // Routed to again: a send by name reaches home-one, and runs there once.
     const again = await client(['send', '--hub', hubUrl, 'home-one', 'echo back']);
+    expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('home-one: back');
-  }, 60_000);
+    expect(ranOf('back')).toEqual(['home-one echo back']);
+    Object.assign(report, { idleHubLetGoMs: hub.at - t0, idleAgentNoticedMs: noticed.at - t0, idleBackMs: back.at - t0 });
+    await annotate(`idle, from the mapping's expiry: the agent noticed ${noticed.at - t0} ms, the hub let go ${hub.at - t0} ms (${hub.down ? 'down' : 'replaced'}), the agent back ${back.at - t0} ms`);
+  }, 120_000);
 
-  it('finds a busy link whose mapping expired mid-stream, and the client still gets every step once', async () => {
+  it('finds a busy link whose mapping expired mid-stream, and the client still gets every step once', async ({ annotate }) => {
     const sending = client(['send', '--hub', hubUrl, 'home-one', 'stream 40']);
-    await until(() => (ranOf('stream 40').length > 0 ? true : undefined), 15_000, 'the stream under way');
+    await until(() => (ranOf('stream 40').length > 0 ? true : undefined), GIVE_UP_MS, 'the stream under way');
+    // Into the stream (its steps are 200 ms apart), so that the link is busy when it dies.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const t0 = Date.now();
     lab.expire('h1');
-    const noticed = await until(() => agentNoticed('home-one', t0), DETECTION_MS + SLACK_MS + 4000, 'home-one to say it lost the hub');
-    const back = await until(() => agentBack('home-one', t0), DETECTION_MS + SLACK_MS + 6000, 'home-one connected again');
-    const hub = await until(() => hubLetGo('home-one', t0), DETECTION_MS + SLACK_MS + 6000, 'the hub to let go of the dead link');
-    Object.assign(report, { busyHubLetGoMs: hub.at - t0, busyAgentNoticedMs: noticed.at - t0, busyBackMs: back - t0 });
-    expect(noticed.line).toMatch(/noticed here: (no answer to pings|write timeout)/);
-    expect(hub.at - t0).toBeLessThanOrEqual(DETECTION_MS + SLACK_MS);
-    expect(back - t0).toBeLessThanOrEqual(DETECTION_MS + HEARTBEAT_MS + SLACK_MS);
-    expect(noticed.at - t0).toBeLessThanOrEqual(DETECTION_MS + HEARTBEAT_MS + SLACK_MS);
+    const noticed = await until(() => agentNoticed('home-one', t0), GIVE_UP_MS, 'home-one to say it lost the hub');
+    const back = await until(() => agentBack('home-one', t0), GIVE_UP_MS, 'home-one connected again');
+    const hub = await until(() => hubLetGo('home-one', t0), GIVE_UP_MS, 'the hub to let go of the dead link');
+    // Busy, the agent may find it by the pong that does not follow what it wrote, or by the missed pings.
+    expect(noticed.line).toMatch(/noticed here: (no answer to pings|write timeout: what was sent was not acknowledged within 3 s)/);
+    if (/no answer to pings/.test(noticed.line)) expectMissedPings(noticed.line);
+    if (hub.down) expect(hub.reason).toMatch(/^the hub noticed: (no answer to pings|write timeout)/);
+    expect(back.index).toBeGreaterThan(noticed.index);
     const sent = await sending;
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toContain('done after 40 steps');
     const steps = [...sent.stdout.matchAll(/step (\d+) of 40/g)].map((m) => Number(m[1]));
     expect(new Set(steps).size).toBe(steps.length);
+    // The task ran once: the client followed it again over the new link, it was not sent twice.
     expect(ranOf('stream 40')).toHaveLength(1);
-  }, 90_000);
+    Object.assign(report, { busyHubLetGoMs: hub.at - t0, busyAgentNoticedMs: noticed.at - t0, busyBackMs: back.at - t0 });
+    await annotate(`busy, from the mapping's expiry: the agent noticed ${noticed.at - t0} ms (${/write timeout/.test(noticed.line) ? 'write timeout' : 'missed pings'}), the hub let go ${hub.at - t0} ms, the agent back ${back.at - t0} ms`);
+  }, 120_000);
 
-  it('gives a send routed to a link that has just died to the other agent with the skill, at once', async () => {
+  it('answers a send for a link that has just died "none" unsent, and the client gives it to the other agent with the skill', async ({ annotate }) => {
     const t0 = Date.now();
     lab.expire('h1');
-    // The hub has not noticed yet: it still ranks home-one first for alice.
-    const sent = await client(['send', '--hub', hubUrl, '--skill', 'echo', 'echo failover']);
+    // The hub has not noticed yet: it still ranks home-one first for alice. Straight to home-one
+    // (from the watcher) and by skill (the client), side by side. The direct one waits until the
+    // link has been silent for longer than the hub sends down unasked (two round trips, 100 ms
+    // at least): nothing comes through a dead mapping, so half a second after it went the hub
+    // must ping first. (Sooner, it would send the request down and answer 502, delivery unknown.)
+    const message = { message: { messageId: 'm-nat-direct', role: 'ROLE_USER', parts: [{ text: 'echo direct' }] } };
+    const straight = new Promise((resolve) => setTimeout(resolve, 500)).then(() => post('direct', '/agents/home-one/message:send', message));
+    const [direct, sent] = await Promise.all([straight, client(['send', '--hub', hubUrl, '--skill', 'echo', 'echo failover'])]);
+    // Pinged first, no pong: answered 503 without sending anything, and the header says so.
+    expect(direct.status, JSON.stringify(direct.body)).toBe(503);
+    expect(direct.delivery).toBe('none');
+    expect(direct.body.error?.delivery).toBe('none');
+    expect(direct.body.error?.message).toMatch(/^agent home-one is unavailable: its link to the hub was silent for [\d.]+ s and did not answer a ping within \d+ ms; the request was not sent to it$/);
+    // The client heard "none" from home-one and moved on to home-two, which ran it once.
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout, sent.stderr).toContain('home-two: failover');
     expect(sent.stderr).toMatch(/home-one did not take the task \(.*agent home-one is unavailable: its link to the hub was silent .* the request was not sent to it/);
-    report.failoverSendMs = sent.ms;
-    report.failoverExtraMs = sent.ms - (report.liveSendMs ?? 0);
-    expect(sent.ms - (report.liveSendMs ?? 0)).toBeLessThanOrEqual(2000 + SLACK_MS);
-    // The dead link stops being routed to once the hub has let go of it.
-    const hub = await until(() => hubLetGo('home-one', t0), DETECTION_MS + SLACK_MS + 6000, 'the hub to let go of the dead link');
-    report.deadUnroutedMs = hub.at - t0;
-    expect(hub.at - t0).toBeLessThanOrEqual(DETECTION_MS + SLACK_MS);
+    // The dead link stops being routed to once the hub has let go of it; the agent comes back.
+    const hub = await until(() => hubLetGo('home-one', t0), GIVE_UP_MS, 'the hub to let go of the dead link');
+    const back = await until(() => agentBack('home-one', t0), GIVE_UP_MS, 'home-one connected again');
     expect(ranOf('failover')).toEqual(['home-two echo failover']);
-    await until(() => agentBack('home-one', t0), DETECTION_MS + SLACK_MS + 6000, 'home-one connected again');
-  }, 60_000);
+    expect(ranOf('direct')).toEqual([]);
+    Object.assign(report, { failoverSendMs: sent.ms, failoverExtraMs: sent.ms - (report.liveSendMs ?? 0), failoverDirectMs: direct.at - t0, deadUnroutedMs: hub.at - t0 });
+    await annotate(`a send to a just-dead link: answered "none" ${direct.at - t0} ms after the expiry; by skill, home-two answered in ${sent.ms} ms (${sent.ms - (report.liveSendMs ?? 0)} ms over live links); the hub let go ${hub.at - t0} ms, the agent back ${back.at - t0} ms`);
+  }, 120_000);
 
-  it('answers "agent unavailable" at once when the router is cut and no agent with the skill is left', async () => {
+  it('answers "agent unavailable" unsent when the router is cut and no agent with the skill is left', async ({ annotate }) => {
     const t0 = Date.now();
     lab.cut();
     const sent = await client(['send', '--hub', hubUrl, '--skill', 'echo', 'echo nobody']);
-    report.cutFailMs = sent.ms;
     expect(sent.code).not.toBe(0);
-    expect(sent.stderr, String(sent.ms)).toMatch(/is unavailable: its link to the hub was silent/);
-    expect(sent.ms - (report.liveSendMs ?? 0)).toBeLessThanOrEqual(5000 + SLACK_MS);
+    // Each agent pinged and not waited for: the hub's words, not a timeout of the client's.
+    expect(sent.stderr, String(sent.ms)).toMatch(/is unavailable: its link to the hub was silent .* did not answer a ping within \d+ ms; the request was not sent to it/);
+    const noticed: Record<string, number> = {};
     for (const id of ['home-one', 'home-two']) {
-      const down = await until(() => firstAfter(t0, id, false), DETECTION_MS + SLACK_MS + 4000, `the hub to mark ${id} down`);
-      report[`cut${id === 'home-one' ? 'One' : 'Two'}NoticedMs`] = down.at - t0;
+      const down = await until(() => firstAfter(t0, id, false), GIVE_UP_MS, `the hub to mark ${id} down`);
+      expect(down.reason).toMatch(/^the hub noticed: no answer to pings/);
+      expectMissedPings(down.reason ?? '');
+      noticed[id] = down.at - t0;
     }
     lab.restore();
     expect(ranOf('nobody')).toEqual([]);
     // Nothing any client sent ran twice.
     const lines = readFileSync(runs, 'utf8').split('\n').filter((line) => line !== '');
     expect(new Set(lines).size).toBe(lines.length);
-  }, 60_000);
+    Object.assign(report, { cutFailMs: sent.ms, cutOneNoticedMs: noticed['home-one'] ?? -1, cutTwoNoticedMs: noticed['home-two'] ?? -1 });
+    await annotate(`router cut: the send failed in ${sent.ms} ms; the hub marked home-one down ${noticed['home-one']} ms and home-two ${noticed['home-two']} ms after the cut`);
+  }, 120_000);
 });
