@@ -20,7 +20,7 @@ import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer,
 import { RemoteRecord, type Taken } from './remote-record.js';
 import type { TokenRules } from './token-rules.js';
 import { sendAndFollow } from './remote-task.js';
-import type { Outcome } from './transport.js';
+import type { Outcome, TransportOptions } from './transport.js';
 import { buildMessage, refuseCredentials } from './outgoing-message.js';
 
 /** How long an abort waits for the agent to answer its cancel before it stops following. */
@@ -31,7 +31,8 @@ const LOOKUPS = 4;
 
 export { MAX_ATTACHMENT } from './outgoing-message.js';
 
-export interface SendRequest {
+/** What to send, where and how; `trace` is the parent of the calls' spans (a plan step's, a tool's). */
+export interface SendRequest extends Pick<TransportOptions, 'trace'> {
   /** A URL or a known agent's id; left out, the agent is chosen by `skill`. */
   target?: string;
   skill?: string;
@@ -141,7 +142,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const attach = request.attach ?? [];
   if (text === '' && attach.length === 0) throw new LiteError('USAGE', 'send: give the task text, or attach a file');
 
-  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules), { ...(request.guard === undefined ? {} : { guard: request.guard }), ...(request.binding === undefined ? {} : { binding: request.binding }) });
+  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules), { ...(request.guard && { guard: request.guard }), ...(request.binding && { binding: request.binding }), ...(request.trace && { trace: request.trace }) });
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];

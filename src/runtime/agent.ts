@@ -213,6 +213,7 @@ export class Agent {
       throw error;
     }
     const live = new LiveTask(task, this.saves, options.owner);
+    live.trace = options.trace;
     // Replicas log every event: a follower on another replica reads them from the store.
     if (this.replica !== undefined) live.logging = true;
     this.live.set(id, live);

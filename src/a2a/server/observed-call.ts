@@ -57,13 +57,17 @@ export class ObservedCall {
     return new ObservedCall(facts, startSpan(name, SpanKind.SERVER, attributes, parentContext(text)));
   }
 
-  /** `run`, observed: run in the span, its result or stream noted, the call finished with it. */
+  /**
+   * `run`, observed: run in the span (given to it as `context.trace`, the parent of what the
+   * task does), its result or stream noted, the call finished with it.
+   */
   method(run: Method): Method {
     return async (agent, params, context) => {
       this.ran = true;
+      const traced = this.span.context === undefined ? context : { ...context, trace: this.span.context };
       let outcome: MethodResult;
       try {
-        outcome = await this.span.run(() => run(agent, params, context));
+        outcome = await this.span.run(() => run(agent, params, traced));
       } catch (error) {
         this.end(error);
         throw error;
