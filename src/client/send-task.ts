@@ -3,6 +3,7 @@
 // message (text and attached files), follow the task, record every event in the ledger as
 // A2A-Lite, save the files it returns, and cancel it at the agent when the caller aborts.
 
+import type { Context } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { HUB_EXTENSION, trailFromEnv, type HubTrail } from '../a2a/wire/hub-trail.js';
 import { basename } from 'node:path';
@@ -20,7 +21,7 @@ import { chooseBySkill, credentialFor, isUrl, markAnswered, peerOf, resolvePeer,
 import { RemoteRecord, type Taken } from './remote-record.js';
 import type { TokenRules } from './token-rules.js';
 import { sendAndFollow } from './remote-task.js';
-import type { Outcome, TransportOptions } from './transport.js';
+import type { Outcome } from './transport.js';
 import { buildMessage, refuseCredentials } from './outgoing-message.js';
 
 /** How long an abort waits for the agent to answer its cancel before it stops following. */
@@ -31,8 +32,7 @@ const LOOKUPS = 4;
 
 export { MAX_ATTACHMENT } from './outgoing-message.js';
 
-/** What to send, where and how; `trace` is the parent of the calls' spans (a plan step's, a tool's). */
-export interface SendRequest extends Pick<TransportOptions, 'trace'> {
+export interface SendRequest {
   /** A URL or a known agent's id; left out, the agent is chosen by `skill`. */
   target?: string;
   skill?: string;
@@ -83,6 +83,8 @@ export interface SendRequest extends Pick<TransportOptions, 'trace'> {
   guard?: AddressGuardOptions;
   /** Call the agent's interface of this binding (`send --transport`), not the one a2a-lite prefers. */
   binding?: Binding;
+  /** The parent of the calls' spans (a plan step's, a tool's), while tracing is on. */
+  trace?: Context;
 }
 
 export interface SendListener {
@@ -173,10 +175,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
       return;
     }
     listener.onNote?.(`interrupted: cancelling task ${current.id} at the agent`);
-    cancelled = transport.cancelTask(current.id).then(
-      (task) => task,
-      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-    );
+    cancelled = transport.cancelTask(current.id).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     const stop = setTimeout(() => following.abort(outer.reason), CANCEL_WAIT_MS);
     void cancelled.then(() => {
       clearTimeout(stop);
