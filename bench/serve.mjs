@@ -2,7 +2,8 @@
 // node:http JSON handler and the official SDK's echo server, in the same run; then over gRPC,
 // a2a-lite's binding against the SDK's and against a2a-lite's own JSON-RPC. Each server is
 // pinned to core 0 and the load generator to core 1 (taskset), so they do not compete.
-// `node bench/serve.mjs grpc` runs the gRPC comparison alone.
+// `node bench/serve.mjs grpc` runs the gRPC comparison alone; `node bench/serve.mjs telemetry [ROUNDS]`
+// runs only the memory server with telemetry off, tracing on and metrics on (and the raw server).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, pinnedNode, startBenchServer, tasksetWorks } from './pin.mjs';
@@ -152,7 +153,34 @@ export function describe(r) {
   return lines;
 }
 
+/** Telemetry's cost alone: the raw server, then a2a-lite (memory) with telemetry off, tracing on and metrics on, in each round. */
+export async function runTelemetry({ connections = 32, seconds = 5, rounds = 3 } = {}) {
+  const names = new Set(['raw node:http JSON', 'a2a-lite (memory)', 'a2a-lite (memory, tracing on)', 'a2a-lite (memory, metrics on)']);
+  const sink = await otlpSink();
+  try {
+    const throughput = await measure(SERVERS.filter(([name]) => names.has(name)), { connections, seconds, rounds, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
+    return { pinned: hasTaskset, connections, seconds, rounds, throughput };
+  } finally {
+    sink.close();
+  }
+}
+
+/** The telemetry report, as lines. */
+export function describeTelemetry(r) {
+  const t = r.throughput;
+  const memory = t['a2a-lite (memory)'];
+  const lines = [`telemetry: SendMessage, ${r.connections} connections, ${r.seconds} s per run, medians of ${r.rounds} rounds${r.pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
+  for (const [name, x] of Object.entries(t)) {
+    const ofOff = x.ratios.map((v, i) => v / memory.ratios[i]);
+    const cpu = x.cpuRuns.map((v, i) => memory.cpuRuns[i] / v);
+    lines.push(`  ${name.padEnd(30)} ${Math.round(x.rps).toString().padStart(6)} req/s  p99 ${x.p99.toFixed(1).padStart(5)} ms  ${(x.ratio / memory.ratio).toFixed(3)} of telemetry off (rounds ${ofOff.map((v) => v.toFixed(3)).join(' ')}; by server CPU ${cpu.map((v) => v.toFixed(3)).join(' ')})  errors ${x.errors}`);
+  }
+  return lines;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const lines = process.argv[2] === 'grpc' ? describeGrpc(await runGrpc({ rounds: Number(process.argv[3] ?? 3) })) : describe(await run());
+  const mode = process.argv[2];
+  const rounds = Number(process.argv[3] ?? 3);
+  const lines = mode === 'grpc' ? describeGrpc(await runGrpc({ rounds })) : mode === 'telemetry' ? describeTelemetry(await runTelemetry({ rounds })) : describe(await run());
   for (const line of lines) console.log(line);
 }

@@ -3,12 +3,12 @@
 // and hub, metrics) over OTLP; `--metrics [HOST:]PORT` serves Prometheus text at /metrics on a
 // port of its own. Otherwise neither this file nor the SDK is loaded (observe-ask.ts decides).
 
-import { context } from '@opentelemetry/api';
 import { LiteError } from '../errors.js';
 import type { HttpResponse } from '../net/http-types.js';
 import { listen, type Listening } from '../net/node-http.js';
 import { traceContextOf } from '../protocol/trace-context.js';
 import { parentContext } from '../telemetry/carrier.js';
+import { setProcessParent } from '../telemetry/outer-parent.js';
 import type { Telemetry } from '../telemetry/sdk.js';
 import type { Context } from './context.js';
 import { otlpAsked } from './observe-ask.js';
@@ -29,7 +29,10 @@ export function observeHelp(name: string): string {
 export interface Observing {
   /** The command's arguments without `--otel` and `--metrics`. */
   args: string[];
-  /** Runs the command: inside the trace of TRACEPARENT when the environment hands one down. */
+  /**
+   * Runs the command: inside the trace of TRACEPARENT when the environment hands one down (the
+   * parent of its outermost spans while it runs, telemetry/outer-parent.ts).
+   */
   run<T>(command: () => Promise<T>): Promise<T>;
   /** Sends what is batched and closes the metrics port. */
   close(): Promise<void>;
@@ -58,7 +61,15 @@ export async function startObserving(name: string, args: readonly string[], ctx:
   const parent = traces ? traceContextOf(ctx.env.TRACEPARENT, ctx.env.TRACESTATE) : undefined;
   return {
     args: rest,
-    run: (command) => (parent === undefined ? command() : context.with(parentContext(parent), command)),
+    async run(command) {
+      if (parent === undefined) return command();
+      setProcessParent(parentContext(parent));
+      try {
+        return await command();
+      } finally {
+        setProcessParent(undefined);
+      }
+    },
     async close() {
       if (server !== undefined) await new Promise<void>((resolve) => server.server.close(() => resolve()));
       server?.server.closeAllConnections();

@@ -9,7 +9,7 @@ import type { RemoteInterface } from '../model/remote-access.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { GrpcChannel } from '../net/grpc-channel.js';
 import { notA2A, peerError, read, unreachable } from './peer-errors.js';
-import { injectTrace } from '../telemetry/carrier.js';
+import type { TraceHeaders } from '../telemetry/carrier.js';
 import { idempotencyHeaders, resumeHeaders, type Outcome, type SendOptions, type Transport, type TransportOptions } from './transport.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -25,31 +25,31 @@ export class GrpcV1 implements Transport {
     private readonly options: TransportOptions = {},
   ) {}
 
-  async send(message: TaskMessage, options: SendOptions = {}): Promise<Outcome> {
+  async send(message: TaskMessage, options: SendOptions = {}, trace: TraceHeaders = {}): Promise<Outcome> {
     const request = { message: messageToV1(message), configuration: { returnImmediately: options.returnImmediately === true } };
-    const result = await this.unary('SendMessage', request, idempotencyHeaders(options.idempotencyKey), options.signal, options.timeoutMs);
+    const result = await this.unary('SendMessage', request, { ...idempotencyHeaders(options.idempotencyKey), ...trace }, options.signal, options.timeoutMs);
     const event = read(() => eventFromV1(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };
     if (event.kind === 'message') return { kind: 'message', message: event.message };
     throw notA2A(this.target, `a SendMessage answer holds a task or a message, not a ${event.kind} update`);
   }
 
-  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}): AsyncIterable<TaskEvent> {
-    return this.events('SendStreamingMessage', { message: messageToV1(message) }, idempotencyHeaders(options.idempotencyKey), signal);
+  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}, trace: TraceHeaders = {}): AsyncIterable<TaskEvent> {
+    return this.events('SendStreamingMessage', { message: messageToV1(message) }, { ...idempotencyHeaders(options.idempotencyKey), ...trace }, signal);
   }
 
-  async getTask(id: string, signal?: AbortSignal): Promise<Task> {
-    const value = await this.unary('GetTask', { id }, {}, signal);
+  async getTask(id: string, signal?: AbortSignal, trace: TraceHeaders = {}): Promise<Task> {
+    const value = await this.unary('GetTask', { id }, trace, signal);
     return read(() => taskFromV1(value), this.target);
   }
 
-  async cancelTask(id: string, signal?: AbortSignal): Promise<Task> {
-    const value = await this.unary('CancelTask', { id }, {}, signal);
+  async cancelTask(id: string, signal?: AbortSignal, trace: TraceHeaders = {}): Promise<Task> {
+    const value = await this.unary('CancelTask', { id }, trace, signal);
     return read(() => taskFromV1(value), this.target);
   }
 
-  subscribe(id: string, signal?: AbortSignal, after?: number): AsyncIterable<TaskEvent> {
-    return this.events('SubscribeToTask', { id }, resumeHeaders(after), signal);
+  subscribe(id: string, signal?: AbortSignal, after?: number, trace: TraceHeaders = {}): AsyncIterable<TaskEvent> {
+    return this.events('SubscribeToTask', { id }, { ...resumeHeaders(after), ...trace }, signal);
   }
 
   /** Closes the connection; a later call opens another. */
@@ -99,7 +99,6 @@ export class GrpcV1 implements Transport {
   /** The version, the credential where the card wants it (always as metadata: gRPC has no query or cookie), and `extra`. */
   private metadata(extra: Record<string, string>): Record<string, string> {
     const metadata: Record<string, string> = { 'a2a-version': '1.0', ...extra };
-    injectTrace(metadata);
     const credential = this.options.credential;
     if (credential !== undefined) {
       const apiKey = this.options.security?.bearer ? undefined : this.options.security?.apiKey;

@@ -10,7 +10,6 @@ import { readBody } from '../net/body.js';
 import { outboundFetch, type Fetch } from '../net/outbound-fetch.js';
 import { readSse } from '../net/sse.js';
 import type { TransportOptions } from './transport.js';
-import { injectTrace } from '../telemetry/carrier.js';
 
 /** Statuses that say "not now" rather than "no": the call is tried again like a broken one. */
 const TRANSIENT: ReadonlySet<number> = new Set([429, 502, 503, 504]);
@@ -60,7 +59,6 @@ export class Http {
   ): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
     if (this.target.version === '1.0') headers['a2a-version'] = '1.0';
-    injectTrace(headers);
     let target = url;
     const credential = this.options.credential;
     if (credential !== undefined) {

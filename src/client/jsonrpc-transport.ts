@@ -5,6 +5,7 @@
 import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire/v1.js';
 import { eventFromV03, messageToV03, taskFromV03 } from '../a2a/wire/v03.js';
 import type { RemoteInterface } from '../model/remote-access.js';
+import type { TraceHeaders } from '../telemetry/carrier.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { readRpcReply, rpcRequest } from '../net/jsonrpc.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
@@ -48,30 +49,30 @@ export class JsonRpc implements Transport {
     private readonly dialect: RpcDialect,
   ) {}
 
-  async send(message: TaskMessage, options: SendOptions = {}): Promise<Outcome> {
-    const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal, options.timeoutMs, idempotencyHeaders(options.idempotencyKey));
+  async send(message: TaskMessage, options: SendOptions = {}, trace: TraceHeaders = {}): Promise<Outcome> {
+    const result = await this.call(this.dialect.methods.send, this.dialect.sendParams(message, options.returnImmediately === true), options.signal, options.timeoutMs, { ...idempotencyHeaders(options.idempotencyKey), ...trace });
     const event = read(() => this.dialect.event(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };
     if (event.kind === 'message') return { kind: 'message', message: event.message };
     throw notA2A(this.target, `a ${this.dialect.methods.send} result holds a task or a message, not a ${event.kind} update`);
   }
 
-  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}): AsyncIterable<TaskEvent> {
-    return this.events(this.dialect.methods.stream, this.dialect.sendParams(message, false), signal, idempotencyHeaders(options.idempotencyKey));
+  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}, trace: TraceHeaders = {}): AsyncIterable<TaskEvent> {
+    return this.events(this.dialect.methods.stream, this.dialect.sendParams(message, false), signal, { ...idempotencyHeaders(options.idempotencyKey), ...trace });
   }
 
-  async getTask(id: string, signal?: AbortSignal): Promise<Task> {
-    const result = await this.call(this.dialect.methods.get, { id }, signal);
+  async getTask(id: string, signal?: AbortSignal, trace: TraceHeaders = {}): Promise<Task> {
+    const result = await this.call(this.dialect.methods.get, { id }, signal, undefined, trace);
     return read(() => this.dialect.task(result), this.target);
   }
 
-  async cancelTask(id: string, signal?: AbortSignal): Promise<Task> {
-    const result = await this.call(this.dialect.methods.cancel, { id }, signal);
+  async cancelTask(id: string, signal?: AbortSignal, trace: TraceHeaders = {}): Promise<Task> {
+    const result = await this.call(this.dialect.methods.cancel, { id }, signal, undefined, trace);
     return read(() => this.dialect.task(result), this.target);
   }
 
-  subscribe(id: string, signal?: AbortSignal, after?: number): AsyncIterable<TaskEvent> {
-    return this.events(this.dialect.methods.subscribe, { id }, signal, resumeHeaders(after));
+  subscribe(id: string, signal?: AbortSignal, after?: number, trace: TraceHeaders = {}): AsyncIterable<TaskEvent> {
+    return this.events(this.dialect.methods.subscribe, { id }, signal, { ...resumeHeaders(after), ...trace });
   }
 
   /**

@@ -7,15 +7,15 @@ import { Http } from './http-call.js';
 import { JsonRpc, V03_RPC, V1_RPC } from './jsonrpc-transport.js';
 import { GrpcV1 } from './grpc-transport.js';
 import { RestV1 } from './rest-transport.js';
-import { TracedTransport } from './traced-transport.js';
+import { TracedTransport, type TraceableTransport } from './traced-transport.js';
 import type { Transport, TransportOptions } from './transport.js';
 
 /** Makes the transport for one interface of an agent. */
 export function openTransport(target: RemoteInterface, options: TransportOptions = {}): Transport {
-  return new TracedTransport(bindingOf(target, options));
+  return new TracedTransport(bindingOf(target, options), options.trace);
 }
 
-function bindingOf(target: RemoteInterface, options: TransportOptions): Transport {
+function bindingOf(target: RemoteInterface, options: TransportOptions): TraceableTransport {
   if (target.binding === 'GRPC') return new GrpcV1(target, options);
   const http = new Http(target, options);
   if (target.binding === 'HTTP+JSON') return new RestV1(target, http);

@@ -84,7 +84,7 @@ export function bindingOf(transport: string): Binding {
  * `binding` when one is asked for); with `guard`, every request it makes has its address
  * checked when it connects.
  */
-export function transportFor(peer: Peer, credential: Credential | undefined, options: Pick<TransportOptions, 'timeoutMs' | 'guard'> & { binding?: Binding } = {}): Transport {
+export function transportFor(peer: Peer, credential: Credential | undefined, options: Pick<TransportOptions, 'timeoutMs' | 'guard' | 'trace'> & { binding?: Binding } = {}): Transport {
   const { binding, ...rest } = options;
   const target = binding === undefined ? peer.access.interfaces[0] : peer.access.interfaces.find((i) => i.binding === binding);
   if (target === undefined && binding !== undefined) {

@@ -4,6 +4,7 @@
 import { A2A_JSON } from '../media-types.js';
 import { eventFromV1, messageToV1, taskFromV1 } from '../a2a/wire/v1.js';
 import type { RemoteInterface } from '../model/remote-access.js';
+import type { TraceHeaders } from '../telemetry/carrier.js';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import { isEventStream, parseJson, type Http } from './http-call.js';
 import { notA2A, peerError, read } from './peer-errors.js';
@@ -15,33 +16,33 @@ export class RestV1 implements Transport {
     private readonly http: Http,
   ) {}
 
-  async send(message: TaskMessage, options: SendOptions = {}): Promise<Outcome> {
+  async send(message: TaskMessage, options: SendOptions = {}, trace: TraceHeaders = {}): Promise<Outcome> {
     const body = JSON.stringify({ message: messageToV1(message), configuration: { returnImmediately: options.returnImmediately === true } });
-    const result = await this.http.json(await this.checked(await this.http.post(this.url('/message:send'), body, { ...this.headers(), ...idempotencyHeaders(options.idempotencyKey) }, options.signal, false, options.timeoutMs)));
+    const result = await this.http.json(await this.checked(await this.http.post(this.url('/message:send'), body, { ...this.headers(), ...idempotencyHeaders(options.idempotencyKey), ...trace }, options.signal, false, options.timeoutMs)));
     const event = read(() => eventFromV1(result), this.target);
     if (event.kind === 'task') return { kind: 'task', task: event.task };
     if (event.kind === 'message') return { kind: 'message', message: event.message };
     throw notA2A(this.target, `a message:send result holds a task or a message, not a ${event.kind} update`);
   }
 
-  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}): AsyncIterable<TaskEvent> {
-    return this.events('/message:stream', JSON.stringify({ message: messageToV1(message) }), signal, idempotencyHeaders(options.idempotencyKey));
+  stream(message: TaskMessage, signal?: AbortSignal, options: Pick<SendOptions, 'idempotencyKey'> = {}, trace: TraceHeaders = {}): AsyncIterable<TaskEvent> {
+    return this.events('/message:stream', JSON.stringify({ message: messageToV1(message) }), signal, { ...idempotencyHeaders(options.idempotencyKey), ...trace });
   }
 
-  async getTask(id: string, signal?: AbortSignal): Promise<Task> {
-    const response = await this.checked(await this.http.get(this.url(`/tasks/${encodeURIComponent(id)}`), this.headers(), signal));
+  async getTask(id: string, signal?: AbortSignal, trace: TraceHeaders = {}): Promise<Task> {
+    const response = await this.checked(await this.http.get(this.url(`/tasks/${encodeURIComponent(id)}`), { ...this.headers(), ...trace }, signal));
     const value = await this.http.json(response);
     return read(() => taskFromV1(value), this.target);
   }
 
-  async cancelTask(id: string, signal?: AbortSignal): Promise<Task> {
-    const response = await this.checked(await this.http.post(this.url(`/tasks/${encodeURIComponent(id)}:cancel`), '{}', this.headers(), signal));
+  async cancelTask(id: string, signal?: AbortSignal, trace: TraceHeaders = {}): Promise<Task> {
+    const response = await this.checked(await this.http.post(this.url(`/tasks/${encodeURIComponent(id)}:cancel`), '{}', { ...this.headers(), ...trace }, signal));
     const value = await this.http.json(response);
     return read(() => taskFromV1(value), this.target);
   }
 
-  subscribe(id: string, signal?: AbortSignal, after?: number): AsyncIterable<TaskEvent> {
-    return this.events(`/tasks/${encodeURIComponent(id)}:subscribe`, '{}', signal, resumeHeaders(after));
+  subscribe(id: string, signal?: AbortSignal, after?: number, trace: TraceHeaders = {}): AsyncIterable<TaskEvent> {
+    return this.events(`/tasks/${encodeURIComponent(id)}:subscribe`, '{}', signal, { ...resumeHeaders(after), ...trace });
   }
 
   /** The route under the interface's URL, behind its tenant when it names one (spec 1.0, §11). */

@@ -3,6 +3,7 @@
 // message (text and attached files), follow the task, record every event in the ledger as
 // A2A-Lite, save the files it returns, and cancel it at the agent when the caller aborts.
 
+import type { Context } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { HUB_EXTENSION, trailFromEnv, type HubTrail } from '../a2a/wire/hub-trail.js';
 import { basename } from 'node:path';
@@ -82,6 +83,8 @@ export interface SendRequest {
   guard?: AddressGuardOptions;
   /** Call the agent's interface of this binding (`send --transport`), not the one a2a-lite prefers. */
   binding?: Binding;
+  /** The parent of the calls' spans (a plan step's, a tool's), while tracing is on. */
+  trace?: Context;
 }
 
 export interface SendListener {
@@ -141,7 +144,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
   const attach = request.attach ?? [];
   if (text === '' && attach.length === 0) throw new LiteError('USAGE', 'send: give the task text, or attach a file');
 
-  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules), { ...(request.guard === undefined ? {} : { guard: request.guard }), ...(request.binding === undefined ? {} : { binding: request.binding }) });
+  const transport = transportFor(peer, credentialFor(peer, request.env, request.tokenEnv, request.tokenRules), { ...(request.guard && { guard: request.guard }), ...(request.binding && { binding: request.binding }), ...(request.trace && { trace: request.trace }) });
   const message = buildMessage(text, attach, request.cwd, request.skill);
   if (request.messageId !== undefined) message.messageId = request.messageId;
   if (request.referenceTaskIds?.length) message.referenceTaskIds = [...request.referenceTaskIds];
@@ -172,10 +175,7 @@ export async function sendTask(stores: Stores, request: SendRequest, listener: S
       return;
     }
     listener.onNote?.(`interrupted: cancelling task ${current.id} at the agent`);
-    cancelled = transport.cancelTask(current.id).then(
-      (task) => task,
-      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-    );
+    cancelled = transport.cancelTask(current.id).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     const stop = setTimeout(() => following.abort(outer.reason), CANCEL_WAIT_MS);
     void cancelled.then(() => {
       clearTimeout(stop);

@@ -2,6 +2,7 @@
 // cancel, subscribe) whatever the agent speaks, answered in the task model. The bindings are
 // jsonrpc-transport.ts (1.0 and 0.3) and rest-transport.ts; open-transport.ts picks one.
 
+import type { Context } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import type { Task, TaskEvent, TaskMessage } from '../model/task.js';
 import type { RemoteAccess, RemoteInterface } from '../model/remote-access.js';
@@ -26,6 +27,11 @@ export interface TransportOptions {
   guard?: AddressGuardOptions;
   /** Sends the requests instead of the outbound request (tests); `guard` is then not applied. */
   fetch?: typeof fetch;
+  /**
+   * The trace context the calls' spans are children of (a plan step's span, a tool's), while
+   * tracing is on; left out, the active span's, else the process's TRACEPARENT.
+   */
+  trace?: Context;
 }
 
 export interface SendOptions {

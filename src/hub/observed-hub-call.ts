@@ -33,13 +33,13 @@ export class HubCall {
     const name = call === undefined ? 'GetAgentCard' : a2aMethodName(call.method);
     const common: Attributes = call === undefined ? {} : { 'a2a.method.name': name, 'a2a.protocol.version': call.version, ...requestAttributes(call.params) };
     const server = startSpan(name, SpanKind.SERVER, { ...common, 'a2a_lite.binding': call?.binding ?? 'card', ...(request.remoteAddress === undefined ? {} : { 'client.address': request.remoteAddress }) }, parentContext(traceTextOf(request.headers)));
-    const hop = server.run(() => startSpan(name, SpanKind.CLIENT, { ...common, 'gen_ai.agent.id': id, 'a2a_lite.relay': url === undefined ? 'link' : 'url', ...(url === undefined ? {} : serverAttributes(url)) }));
+    const hop = startSpan(name, SpanKind.CLIENT, { ...common, 'gen_ai.agent.id': id, 'a2a_lite.relay': url === undefined ? 'link' : 'url', ...(url === undefined ? {} : serverAttributes(url)) }, server.context);
     return new HubCall(name, server, hop);
   }
 
-  /** Sets the hop's span as the traceparent of the headers forwarded to the agent. */
+  /** Sets the hop's span as the traceparent of the headers forwarded to the agent (over HTTP or in the link's frame). */
   inject(headers: Record<string, string>): void {
-    this.hop.run(() => injectTrace(headers));
+    injectTrace(headers, this.hop.context);
   }
 
   /** The agent's answer, passed on: both spans end with it (a stream's when it ends). */

@@ -3,6 +3,7 @@
 // where it has one) and keeps the value in `details`, and turns a refusal into a clear error the
 // model can act on, with the error's code, never a stack.
 
+import type { Context } from '@opentelemetry/api';
 import { LiteError, isLiteError } from '../errors.js';
 import type { AgentTool, ToolResult } from './host.js';
 import { inSpan, SpanKind } from '../telemetry/spans.js';
@@ -26,7 +27,8 @@ export interface ToolSpec {
   description: string;
   properties: Record<string, Schema>;
   required?: readonly string[];
-  run(args: Args, signal: AbortSignal | undefined, progress: (text: string, details?: Record<string, unknown>) => void): Answer | Promise<Answer>;
+  /** `trace`: the tool's span (its trace context) while tracing is on, the parent of the calls the tool makes. */
+  run(args: Args, signal: AbortSignal | undefined, progress: (text: string, details?: Record<string, unknown>) => void, trace: Context | undefined): Answer | Promise<Answer>;
 }
 
 /** Checked arguments: read them with the typed getters. */
@@ -100,7 +102,7 @@ export function makeTool(spec: ToolSpec): AgentTool {
         if (unknown.length > 0) throw new LiteError('USAGE', `${spec.name}: no argument ${unknown.map((k) => JSON.stringify(k)).join(', ')}; it takes ${[...known].join(', ') || 'none'}`);
         // An execute_tool span (the GenAI conventions); the A2A calls the tool makes are its children.
         const tool = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.name, 'gen_ai.tool.type': 'function', 'gen_ai.tool.call.id': String(toolCallId).slice(0, 256) };
-        const answer = await inSpan(`execute_tool ${spec.name}`, SpanKind.INTERNAL, tool, async () => spec.run(new Args(spec.name, given), signal, (text, details = {}) => onUpdate?.({ content: [{ type: 'text', text }], details: { ok: true, partial: true, ...details } })));
+        const answer = await inSpan(`execute_tool ${spec.name}`, SpanKind.INTERNAL, tool, async (span) => spec.run(new Args(spec.name, given), signal, (text, details = {}) => onUpdate?.({ content: [{ type: 'text', text }], details: { ok: true, partial: true, ...details } }), span.context));
         return { content: [{ type: 'text', text: answer.text }], details: { ok: true, ...answer.details } };
       } catch (error) {
         return failure(error);

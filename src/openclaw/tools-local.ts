@@ -14,7 +14,7 @@ import { isTaskState } from '../protocol/states.js';
 import type { Message } from '../protocol/types.js';
 import { isValid, refusal, validate } from '../protocol/validate.js';
 import { bool, str, strings, type ToolSpec } from './tool-kit.js';
-import { currentTraceText } from '../telemetry/carrier.js';
+import { traceTextIn } from '../telemetry/carrier.js';
 
 /** Opens the stores of the home the tool works in (per call: the workspace comes with the run). */
 export type OpenStores = () => Stores;
@@ -46,12 +46,12 @@ export function localTools(open: OpenStores): ToolSpec[] {
         attachments: strings('File names listed as attachments'),
       },
       required: ['type'],
-      run(args) {
+      run(args, _signal, _progress, parent) {
         const params = args.object('params') ?? {};
         for (const [key, value] of Object.entries(params)) if (typeof value !== 'string') throw new LiteError('USAGE', `a2a_lite_format: param ${key} is a string`);
         const message: Message = { type: args.required('type'), params: params as Record<string, string>, body: args.string('body') ?? '', attachments: args.strings('attachments') ?? [] };
         // Chat has no headers: a task carries the trace on in its own (docs/observability.md).
-        const trace = message.type === 'task' && message.params.traceparent === undefined ? currentTraceText() : undefined;
+        const trace = message.type === 'task' && message.params.traceparent === undefined ? traceTextIn(parent) : undefined;
         if (trace !== undefined) message.params = { ...message.params, ...trace };
         const problems = validate(message);
         if (!isValid(problems)) throw refusal(problems);

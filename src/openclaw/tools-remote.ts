@@ -76,7 +76,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
         tokenEnv,
         timeoutSeconds: { type: 'number', description: `How long to follow the task (default ${DEFAULT_WAIT_S})` },
       },
-      async run(args, signal, progress) {
+      async run(args, signal, progress, trace) {
         const target = args.string('target');
         const name = args.string('tokenEnv');
         if (name !== undefined) settings.tokens.checkName(name, 'a2a_lite_send');
@@ -104,6 +104,7 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
             env: settings.env,
             ...(signal ? { signal } : {}),
             guard: guardOf(settings),
+            ...(trace === undefined ? {} : { trace }),
           },
           {
             onChoice: (why) => notes.push(why),
@@ -141,13 +142,13 @@ export function remoteTools(open: OpenStores, settings: RemoteSettings): ToolSpe
       description: 'Cancel, at the agent, a task this agent sent over A2A; returns where the task stands.',
       properties: { id: str('The task id'), peer: str('The peer, when two peers used the same id'), tokenEnv },
       required: ['id'],
-      async run(args) {
+      async run(args, _signal, _progress, trace) {
         const stores = open();
         const id = args.required('id');
         const record = stores.tasks.get(id, args.string('peer'));
         if (record.role !== 'requester') throw new LiteError('UNSUPPORTED_OPERATION', `task ${id} was given to this agent by ${record.peer}; only a task this agent sent can be cancelled at its agent`, { task: id });
         const peer = peerOf(stores.agents.get(record.peer));
-        const task = await transportFor(peer, credentialFor(peer, settings.env, args.string('tokenEnv'), settings.tokens), { guard: guardOf(settings) }).cancelTask(id);
+        const task = await transportFor(peer, credentialFor(peer, settings.env, args.string('tokenEnv'), settings.tokens), { guard: guardOf(settings), ...(trace === undefined ? {} : { trace }) }).cancelTask(id);
         const remote = new RemoteRecord(stores, peer.id);
         const taken = remote.take({ kind: 'task', task }, task);
         return { text: taken.message ? format(taken.message) : `task ${id}: ${task.status.state}`, details: { task: id, peer: peer.id, state: remote.stateOf(task) } };

@@ -25,7 +25,7 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
         maxParallel: { type: 'number', description: 'At most this many subtasks at their agents at once (default 8)' },
         resume: str('The id of a run to continue instead of starting one'),
       },
-      async run(args, signal, progress) {
+      async run(args, signal, progress, trace) {
         const planFile = args.string('plan');
         const resume = args.string('resume');
         if ((planFile === undefined) === (resume === undefined)) throw new LiteError('USAGE', 'a2a_lite_run: give plan (a file in the workspace) or resume (a run id)');
@@ -45,6 +45,7 @@ export function runTools(open: OpenStores, settings: RemoteSettings): ToolSpec[]
           guard: guardOf(settings),
           tokenRules: settings.tokens,
           trail: pluginTrail(stores, settings.env),
+          ...(trace === undefined ? {} : { trace }),
           onEvent: (event: Parameters<NonNullable<Parameters<typeof runPlan>[1]['onEvent']>>[0]) => {
             if (event.type === 'step') progress(`${event.key}: ${event.state}${event.error ? ` (${event.error})` : ''}`, { step: event.key, state: event.state, task: event.task ?? null });
           },

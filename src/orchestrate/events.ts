@@ -1,6 +1,7 @@
 // What a run tells its listener as it goes (the CLI's tree view and --json lines, serve --plan's
 // status updates), and what a whole run and one of its subtasks share while they work.
 
+import type { Context } from '@opentelemetry/api';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import type { TokenRules } from '../client/token-rules.js';
 import type { Stores } from '../home/stores.js';
@@ -54,4 +55,6 @@ export interface RunContext {
   emit(event: RunEvent): void;
   /** Checks the address of every request of the run (agents, the hub) when it connects. */
   guard?: AddressGuardOptions;
+  /** The run's span (its trace context), while tracing is on: the parent of each step's. */
+  trace?: Context;
 }

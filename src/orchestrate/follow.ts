@@ -2,6 +2,7 @@
 // task id, never sending it again, recording what comes in the ledger like a send does, and
 // cancelling it at the agent when the run is interrupted.
 
+import type { Context } from '@opentelemetry/api';
 import { credentialFor, transportFor, type Peer } from '../client/peer.js';
 import type { TokenRules } from '../client/token-rules.js';
 import { RemoteRecord } from '../client/remote-record.js';
@@ -22,11 +23,13 @@ export interface FollowRequest {
   waitMs: number;
   signal: AbortSignal;
   onTask(task: Task, progress: number | undefined): void;
+  /** The trace context the calls' spans are children of (the step's attempt), while tracing is on. */
+  trace?: Context;
 }
 
 /** Follows task `taskId` at `peer` until it ends (or asks), like `sendTask` after its send. */
 export async function followSubtask(stores: Stores, request: FollowRequest): Promise<SendResult> {
-  const transport = transportFor(request.peer, credentialFor(request.peer, request.env, request.tokenEnv, request.tokenRules), request.guard === undefined ? {} : { guard: request.guard });
+  const transport = transportFor(request.peer, credentialFor(request.peer, request.env, request.tokenEnv, request.tokenRules), { ...(request.guard === undefined ? {} : { guard: request.guard }), ...(request.trace === undefined ? {} : { trace: request.trace }) });
   const record = new RemoteRecord(stores, request.peer.id);
   let current: Task | undefined;
   const following = new AbortController();

@@ -62,6 +62,8 @@ export function planHandler(options: PlanAgentOptions): (task: IncomingTask, ctx
         ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}),
         ...(options.checkUrl !== undefined ? { checkUrl: options.checkUrl } : {}),
         ...(options.guard !== undefined ? { guard: options.guard } : {}),
+        // The run's span is a child of the request that started the task.
+        ...(ctx.trace !== undefined ? { trace: ctx.trace } : {}),
         // The hub's loop trail the task came with goes on every subtask: a plan that reaches itself is a loop.
         trail: trailOf(task.message.metadata),
         onEvent: (event) => {

@@ -4,6 +4,7 @@
 // end. The same loop resumes a run an earlier process left: what ended is kept, what ran is
 // followed, what was being sent is sent again under its Idempotency-Key.
 
+import type { Context } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import type { HubTrail } from '../a2a/wire/hub-trail.js';
 import type { TokenRules } from '../client/token-rules.js';
@@ -52,6 +53,8 @@ export interface RunOptions {
    * moment of calling, wherever the address came from.
    */
   guard?: AddressGuardOptions;
+  /** The trace context the run's span is a child of (the request of a served plan's task, a tool's span), while tracing is on. */
+  trace?: Context;
 }
 
 export interface RunResult {
@@ -115,7 +118,7 @@ export async function runPlan(plan: Plan | unknown, options: RunOptions): Promis
   };
   const runs = runStoreOf(options.stores);
   runs.create(run);
-  return tracedRun(run, 'started', () => execute(run, new Map(), runs, options, 'started'));
+  return tracedRun(run, 'started', options.trace, (trace) => execute(run, new Map(), runs, options, 'started', trace));
 }
 
 /**
@@ -139,10 +142,10 @@ export async function resumeRun(id: string, options: Omit<RunOptions, 'inputs' |
   run.pid = process.pid;
   if (options.maxParallel !== undefined) run.maxParallel = options.maxParallel;
   runs.saveRun(run);
-  return tracedRun(run, 'resumed', () => execute(run, subtasks, runs, { ...options, root: run.root }, 'resumed'));
+  return tracedRun(run, 'resumed', options.trace, (trace) => execute(run, subtasks, runs, { ...options, root: run.root }, 'resumed', trace));
 }
 
-async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: RunStore, options: RunOptions, how: 'started' | 'resumed'): Promise<RunResult> {
+async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: RunStore, options: RunOptions, how: 'started' | 'resumed', trace: Context | undefined): Promise<RunResult> {
   const emit = options.onEvent ?? (() => {});
   const limiter = new Limiter(run.maxParallel);
   // The subtasks' ledger records are not flushed to disk one by one: a run writes hundreds a
@@ -150,7 +153,7 @@ async function execute(run: RunRecord, saved: Map<string, SubtaskRecord>, runs: 
   const stores: Stores = { ...options.stores, tasks: new FileTaskLedger(options.stores.tasks.dir, { durable: false }) };
   const hub = run.plan.hub === undefined ? undefined : { ref: run.plan.hub, env: options.env, rules: options.tokenRules };
   const targets = new Targets(options.stores, options.checkUrl, hub, options.guard);
-  const ctx: RunContext = { stores, runs, run, targets, limiter, env: options.env, tokenRules: options.tokenRules, trail: options.trail, signal: options.signal ?? new AbortController().signal, emit, ...(options.guard === undefined ? {} : { guard: options.guard }) };
+  const ctx: RunContext = { stores, runs, run, targets, limiter, env: options.env, tokenRules: options.tokenRules, trail: options.trail, signal: options.signal ?? new AbortController().signal, emit, ...(options.guard === undefined ? {} : { guard: options.guard }), ...(trace === undefined ? {} : { trace }) };
   const steps = run.plan.steps;
   emit({ type: 'run', run: run.id, context: run.contextId, state: how, name: run.name, steps: steps.map((s) => ({ id: s.id, needs: s.needs, each: s.each !== undefined })) });
   const answers: Record<string, StepAnswer> = {};

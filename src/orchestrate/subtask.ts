@@ -5,6 +5,7 @@
 // subtask is followed by its task id and a "sending" one is sent again under the same
 // Idempotency-Key, so that no agent is given the same work twice.
 
+import type { Context } from '@opentelemetry/api';
 import { credentialFor, transportFor } from '../client/peer.js';
 import { sendTask, type SendResult } from '../client/send-task.js';
 import { newMessageId } from '../client/transport.js';
@@ -56,7 +57,7 @@ export async function runSubtask(job: SubtaskJob, ctx: RunContext): Promise<void
       await end(job, ctx, 'cancelled', 'the run was interrupted');
       return;
     }
-    const ended = await ctx.limiter.run(() => tracedAttempt(ctx.run, record.key, target, () => attempt(job, target, ctx, resuming)));
+    const ended = await ctx.limiter.run(() => tracedAttempt(ctx.run, record.key, target, ctx.trace, (trace) => attempt(job, target, ctx, resuming, trace)));
     if (ended === 'completed' || ctx.signal.aborted) return;
     const usedNow = record.fallback === true ? record.attempt - tries : record.attempt;
     if (usedNow < tries) {
@@ -68,7 +69,7 @@ export async function runSubtask(job: SubtaskJob, ctx: RunContext): Promise<void
 }
 
 /** One attempt: sends (or resumes) and follows the task; returns how it ended. */
-async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resuming: boolean): Promise<StepEnd> {
+async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resuming: boolean, trace: Context | undefined): Promise<StepEnd> {
   const { record, step } = job;
   const follow = resuming && record.state === 'running' && record.taskId !== undefined;
   if (!resuming) {
@@ -106,7 +107,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
       if (!isTerminal(task.status.state)) show(job, ctx, wordsOf(task.status.message) || undefined);
     };
     result = follow
-      ? await followSubtask(ctx.stores, { peer, taskId: record.taskId as string, env: ctx.env, tokenRules: ctx.tokenRules, ...(step.tokenEnv ? { tokenEnv: step.tokenEnv } : {}), ...(ctx.guard === undefined ? {} : { guard: ctx.guard }), waitMs: step.timeoutMs ?? NO_TIMEOUT_MS, signal, onTask })
+      ? await followSubtask(ctx.stores, { peer, taskId: record.taskId as string, env: ctx.env, tokenRules: ctx.tokenRules, ...(step.tokenEnv ? { tokenEnv: step.tokenEnv } : {}), ...(ctx.guard === undefined ? {} : { guard: ctx.guard }), waitMs: step.timeoutMs ?? NO_TIMEOUT_MS, signal, onTask, ...(trace === undefined ? {} : { trace }) })
       : await sendTask(
           ctx.stores,
           {
@@ -128,6 +129,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
             env: ctx.env,
             signal,
             ...(ctx.guard === undefined ? {} : { guard: ctx.guard }),
+            ...(trace === undefined ? {} : { trace }),
           },
           {
             onEvent: (_event, task, taken) => {
@@ -142,7 +144,7 @@ async function attempt(job: SubtaskJob, target: Target, ctx: RunContext, resumin
     // Before any agent named a task, a send the hub routed by skill goes on to its next agent at once.
     if (!follow && record.taskId === undefined && !timeout.signal.aborted && ctx.targets.passOver(target, error)) {
       clearTimeout(timer);
-      return attempt(job, target, ctx, false);
+      return attempt(job, target, ctx, false, trace);
     }
     return failed(job, ctx, timeout.signal.aborted ? (timeout.signal.reason as Error).message : messageOf(error));
   } finally {

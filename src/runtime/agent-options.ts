@@ -2,6 +2,7 @@
 // keeps and for how long, the replicas it shares its store with, who is asking for a task, how a
 // send waits, and the observers told of every task event.
 
+import type { Context } from '@opentelemetry/api';
 import type { Bus } from '../cluster/bus.js';
 import type { DirectReply, IncomingMessage } from './direct-answer.js';
 import type { LiteCard } from '../card/types.js';
@@ -91,12 +92,17 @@ export interface SendOptions extends TaskAccess {
    * message is refused and no new task is made.
    */
   beforeStart?: (task: Task) => Promise<void>;
+  /**
+   * The trace context of the request that sends (its server span), while tracing is on: the
+   * parent of the spans the task's handler makes (TaskContext.trace) and of its pushes.
+   */
+  trace?: Context;
 }
 
 /**
  * Told of every event of every task, with the task as it is after the event (shared by all
  * observers: do not change it) and the principal that made it, when one did. A returned promise
  * is waited for as the agent waits for its own saves, so use it for local, durable work only,
- * and make it never reject.
+ * and make it never reject. `trace` is the task's trace context (LiveTask.trace), if any.
  */
-export type TaskObserver = (event: TaskEvent, task: Task, owner: string | undefined) => void | Promise<void>;
+export type TaskObserver = (event: TaskEvent, task: Task, owner: string | undefined, trace?: Context) => void | Promise<void>;

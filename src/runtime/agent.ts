@@ -212,7 +212,7 @@ export class Agent {
       this.release(key, options.owner, id);
       throw error;
     }
-    const live = new LiveTask(task, this.saves, options.owner);
+    const live = Object.assign(new LiveTask(task, this.saves, options.owner), { trace: options.trace });
     // Replicas log every event: a follower on another replica reads them from the store.
     if (this.replica !== undefined) live.logging = true;
     this.live.set(id, live);

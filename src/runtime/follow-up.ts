@@ -43,6 +43,7 @@ export async function followUp(host: FollowUpHost, message: TaskMessage, options
     if (live.reply !== reply || isTerminal(live.task.status.state)) throw notWaiting(live.task);
   }
   live.reply = undefined;
+  live.trace = options.trace;
   const turn: TaskMessage = { ...message, taskId: id, contextId: live.task.contextId };
   live.task.history.push(turn);
   host.setStatus(live, 'working');

@@ -5,6 +5,7 @@
 //          └─► persist ──► end of turn ──► store.save ──┴─► deliver what the save covered
 //                                              └─ fails: report, retry with the newest state
 
+import type { Context } from '@opentelemetry/api';
 import { LiteError } from '../errors.js';
 import { isSettled, type TaskState } from '../protocol/states.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -53,6 +54,11 @@ export class LiveTask {
    * by blocking sends and reads costs the log nothing.
    */
   logging = false;
+  /**
+   * The trace context of the request that started the task or last sent it a reply (its server
+   * span), while tracing is on: the parent of the turn's spans and of the event's pushes.
+   */
+  trace: Context | undefined;
 
   private readonly saves: SaveContext;
   private readonly listeners = new Set<Listener>();

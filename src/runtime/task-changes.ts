@@ -53,6 +53,6 @@ export class TaskChanges implements TaskActions {
   emit(live: LiveTask, event: TaskEvent): void {
     live.record(event);
     if (this.observers.size === 0) return;
-    live.waitFor(this.observers.tell(event, cloneTask(live.task), live.owner));
+    live.waitFor(this.observers.tell(event, cloneTask(live.task), live.owner, live.trace));
   }
 }

@@ -2,6 +2,7 @@
 // reports through (`TaskContext`), and the agent messages and artifact parts those reports make.
 // The agent applies each report (see agent.ts); this module only shapes and guards them.
 
+import type { Context } from '@opentelemetry/api';
 import { LiteError } from '../errors.js';
 import { isTerminal, type WireState } from '../protocol/states.js';
 import type { LiveTask } from './live-task.js';
@@ -35,6 +36,11 @@ export interface TaskContext {
   readonly contextId: string;
   /** Fires when the task is cancelled; stop work and return. */
   readonly signal: AbortSignal;
+  /**
+   * The trace context of the request that started the task or sent its latest reply (its
+   * server span), while tracing is on: give it as the parent of spans the handler makes.
+   */
+  readonly trace: Context | undefined;
   /** Reports a non-final state, with the agent's words, a 0–100 progress and an eta. */
   status(state: Exclude<WireState, 'completed' | 'failed' | 'cancelled' | 'rejected'>, options?: StatusOptions): Promise<void>;
   /**
@@ -118,6 +124,9 @@ export function taskContext(live: LiveTask, actions: TaskActions): TaskContext {
     // Made on first use: most handlers never look at it.
     get signal() {
       return live.abort.signal;
+    },
+    get trace() {
+      return live.trace;
     },
     status: async (state, options = {}) => {
       guard();

@@ -33,7 +33,7 @@ import { liftTaskHeader } from '../lite/request.js';
 import { finish, outcomeOf, type Outcome } from './exec-outcome.js';
 import { HUB_TRAIL_ENV, trailOf } from '../a2a/wire/hub-trail.js';
 import { saveFiles, taskMessage, withLiteHeader, type ExecTask } from './exec-transcript.js';
-import { programTraceEnv, TRACE_ENV_NAMES, tracedTurn } from './exec-trace.js';
+import { TRACE_ENV_NAMES, tracedTurn } from './exec-trace.js';
 
 export interface ExecOptions {
   /** The shell command to run for each turn. */
@@ -83,7 +83,7 @@ export function execHandler(options: ExecOptions): (task: IncomingTask, ctx: Tas
     mkdirSync(folder, { recursive: true });
     const transcript: Message[] = [taskMessage(task, saveFiles(folder, task.message))];
     for (;;) {
-      const outcome = await tracedTurn(task, () => runTurn(options, folder, task, transcript, ctx));
+      const outcome = await tracedTurn(task, ctx.trace, (traceEnv) => runTurn(options, folder, task, transcript, ctx, traceEnv));
       if (outcome.kind === 'ask') {
         transcript.push({ type: 'status', params: { task: task.id, state: outcome.state }, body: outcome.question, attachments: [] });
         const reply = await ctx.ask(outcome.question, { state: outcome.state });
@@ -105,15 +105,15 @@ function hubTrailEnv(task: ExecTask): Record<string, string> {
   return trail === undefined ? {} : { [HUB_TRAIL_ENV]: JSON.stringify(trail) };
 }
 
-/** Runs the command once and reads what it printed. */
-async function runTurn(options: ExecOptions, folder: string, task: ExecTask, transcript: Message[], ctx: TaskContext): Promise<Outcome> {
+/** Runs the command once (`traceEnv`: the turn span for the program, exec-trace.ts) and reads what it printed. */
+async function runTurn(options: ExecOptions, folder: string, task: ExecTask, transcript: Message[], ctx: TaskContext, traceEnv: Record<string, string>): Promise<Outcome> {
   const child = spawn(options.command, {
     shell: true,
     cwd: folder,
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own process group, so that a signal reaches what the shell started, too.
     detached: true,
-    env: { ...withoutNames(process.env, [...(options.hiddenEnv ?? []), ...TRACE_ENV_NAMES]), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '', A2A_PEER_TASK_ID: task.peerTaskId ?? '', ...hubTrailEnv(task), ...programTraceEnv() },
+    env: { ...withoutNames(process.env, [...(options.hiddenEnv ?? []), ...TRACE_ENV_NAMES]), A2A_TASK_ID: task.id, A2A_CONTEXT_ID: task.contextId, A2A_TASK_DIR: folder, A2A_SKILL: task.skill ?? '', A2A_FROM: task.from ?? '', A2A_PEER_TASK_ID: task.peerTaskId ?? '', ...hubTrailEnv(task), ...traceEnv },
   });
   child.stdin.on('error', () => {}); // a program that never reads stdin is fine
   child.stdin.end(`${transcript.map((m) => format(m)).join('\n\n')}\n`);

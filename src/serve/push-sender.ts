@@ -10,6 +10,7 @@
 // Replicas of one agent (AgentOptions.cluster) share the outbox and each sends only what it has
 // claimed there (push-claims.ts), so that a notification is sent once.
 
+import type { Context } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import type { PushConfig, PushConfigInput, PushConfigService } from '../model/push-config.js';
 import { LiteError } from '../errors.js';
@@ -52,8 +53,11 @@ export interface PushSenderOptions {
 /** A task has at most this many configs: each multiplies the requests its events cause. */
 export const MAX_CONFIGS_PER_TASK = 10;
 
+/** A delivery as queued here: with the trace of the request whose task made it, when known (not stored). */
+type Queued = PendingDelivery & { trace?: Context };
+
 interface Lane {
-  queue: PendingDelivery[];
+  queue: Queued[];
   running: boolean;
 }
 
@@ -111,7 +115,7 @@ export class PushSender implements PushConfigService {
     this.started = true;
     if (this.claims !== undefined) await this.claims.claim();
     else for (const delivery of await this.store.pendingDeliveries()) this.schedule(delivery);
-    this.options.agent.observe((event, task) => this.record(event, task));
+    this.options.agent.observe((event, task, _owner, trace) => this.record(event, task, trace));
   }
 
   async save(input: PushConfigInput): Promise<PushConfig> {
@@ -145,9 +149,10 @@ export class PushSender implements PushConfigService {
   /**
    * Writes one delivery per config of the task to the outbox, and queues them. The agent calls
    * this for every event; call it for changes made outside the agent (tasks failed at start-up).
-   * Never rejects: a failed write is logged.
+   * Never rejects: a failed write is logged. `trace` (the task's request span) is the parent of
+   * each POST's span.
    */
-  record(event: TaskEvent, task: Task): Promise<void> {
+  record(event: TaskEvent, task: Task, trace?: Context): Promise<void> {
     const step = this.writing.then(async () => {
       const configs = await this.store.listPushConfigs(task.id);
       if (configs.length === 0) return;
@@ -155,7 +160,7 @@ export class PushSender implements PushConfigService {
       const added = await this.store.addDeliveries(deliveries);
       // Replicas: what this one claims of the outbox (these, unless another sweep took them first).
       if (this.claims !== undefined) void this.claims.claim();
-      else for (const delivery of added) this.schedule(delivery);
+      else for (const delivery of added) this.schedule(trace === undefined ? delivery : { ...delivery, trace });
     });
     this.writing = step.catch((error: unknown) => this.log(`push: task ${task.id}: could not queue notifications: ${reasonOf(error)}`));
     return this.writing;
@@ -191,7 +196,7 @@ export class PushSender implements PushConfigService {
     return guard;
   }
 
-  private schedule(delivery: PendingDelivery): void {
+  private schedule(delivery: Queued): void {
     if (this.closed) return;
     const key = laneKey(delivery.taskId, delivery.configId);
     let lane = this.lanes.get(key);
@@ -210,8 +215,8 @@ export class PushSender implements PushConfigService {
   private async drain(key: string, lane: Lane): Promise<void> {
     try {
       while (!this.closed && lane.queue.length > 0) {
-        await this.deliver(lane.queue[0] as PendingDelivery);
-        const sent = lane.queue.shift() as PendingDelivery;
+        await this.deliver(lane.queue[0] as Queued);
+        const sent = lane.queue.shift() as Queued;
         this.claims?.done(sent.seq);
       }
     } catch (error) {
@@ -225,7 +230,7 @@ export class PushSender implements PushConfigService {
   }
 
   /** Tries a delivery until it is made, fails for good, or runs out of attempts. */
-  private async deliver(delivery: PendingDelivery): Promise<void> {
+  private async deliver(delivery: Queued): Promise<void> {
     let attempts = delivery.attempts;
     while (!this.closed) {
       const config = await this.store.getPushConfig(delivery.taskId, delivery.configId);
@@ -234,7 +239,7 @@ export class PushSender implements PushConfigService {
         await this.store.removeDelivery(delivery.seq);
         return;
       }
-      const outcome = await this.attempt(config, delivery.body);
+      const outcome = await this.attempt(config, delivery.body, delivery.trace);
       if (this.closed) return;
       if (outcome.ok) {
         await this.store.removeDelivery(delivery.seq);
@@ -255,12 +260,12 @@ export class PushSender implements PushConfigService {
   }
 
   /** One POST, once the origin has a free slot. */
-  private async attempt(config: PushConfig, body: string): Promise<PostOutcome> {
+  private async attempt(config: PushConfig, body: string, trace: Context | undefined): Promise<PostOutcome> {
     const origin = originOf(config.url);
     await this.slots.take(origin, this.closed);
     try {
       if (this.closed) return { ok: false, permanent: false, reason: 'closing' };
-      return await tracedPost(config, headersOf(config), (headers) => postWebhook(config.url, body, { ...this.guard(), headers, timeoutMs: this.timeoutMs, signal: this.stopping.signal, agents: this.agents }));
+      return await tracedPost(config, headersOf(config), (headers) => postWebhook(config.url, body, { ...this.guard(), headers, timeoutMs: this.timeoutMs, signal: this.stopping.signal, agents: this.agents }), trace);
     } finally {
       this.slots.give(origin);
     }

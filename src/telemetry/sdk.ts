@@ -1,11 +1,13 @@
 // Loads the OpenTelemetry SDK, only when asked for (cli/observe-flags.ts imports this file with
 // import(), and this file imports the SDK packages the same way): traces through a batched OTLP
 // exporter, metrics for Prometheus text and/or OTLP. The OTLP exporters read the standard
-// OTEL_EXPORTER_OTLP_* variables themselves; the batch processor reads OTEL_BSP_*.
+// OTEL_EXPORTER_OTLP_* variables themselves; the batch processor reads OTEL_BSP_*. The context
+// manager is sync-context.ts's, which needs no async hooks.
 
 import { metrics, type Attributes } from '@opentelemetry/api';
 import { resetMetrics } from './metrics.js';
 import { switchTelemetry } from './switch.js';
+import { SyncContextManager } from './sync-context.js';
 
 export interface TelemetryOptions {
   /** Export spans over OTLP. */
@@ -36,7 +38,10 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   if (options.traces) {
     const [node, core, otlp] = await Promise.all([import('@opentelemetry/sdk-trace-node'), import('@opentelemetry/core'), import('@opentelemetry/exporter-trace-otlp-http')]);
     const provider = new node.NodeTracerProvider({ resource, spanProcessors: [new node.BatchSpanProcessor(new otlp.OTLPTraceExporter())] });
-    provider.register({ propagator: new core.W3CTraceContextPropagator() });
+    // Not the SDK's AsyncLocalStorage manager: on Node 20 it turns on promise hooks for every
+    // promise of the process. Parents are passed instead (spans.ts). Where an embedding
+    // application registered a manager first, its own stays, and that is as right.
+    provider.register({ propagator: new core.W3CTraceContextPropagator(), contextManager: new SyncContextManager() });
     switchTelemetry({ traces: true });
     stops.push(() => provider.shutdown());
   }

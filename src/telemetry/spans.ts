@@ -1,9 +1,12 @@
 // Spans on @opentelemetry/api: one handle that is a real span while tracing is on and a shared
 // no-op otherwise, so that instrumented code reads the same either way and costs one boolean
 // check when nothing records. A span ends once, with its error (if any) as `error.type`.
+// Parents are passed, never found: a span's children are started with its `context`, because
+// after an `await` the active context says nothing (sync-context.ts: no async hooks).
 
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { ERROR_TABLE, isLiteError } from '../errors.js';
+import { outerParent } from './outer-parent.js';
 import { tracingOn } from './switch.js';
 
 export { SpanKind };
@@ -17,7 +20,8 @@ export class SpanHandle {
 
   constructor(
     readonly span: Span | undefined,
-    private readonly context: Context | undefined,
+    /** The context that holds this span: the parent to give its children and the carriers. */
+    readonly context: Context | undefined,
   ) {}
 
   get recording(): boolean {
@@ -49,7 +53,10 @@ export class SpanHandle {
     this.span.end();
   }
 
-  /** Runs `fn` with this span active, so that what it calls (and sends) is its child. */
+  /**
+   * Runs `fn` with this span active, for what reads the active context at once (instrumentation
+   * of an embedding application); only `fn`'s synchronous part is sure to see it.
+   */
   run<T>(fn: () => T): T {
     return this.context === undefined ? fn() : context.with(this.context, fn);
   }
@@ -57,19 +64,23 @@ export class SpanHandle {
 
 const NONE = new SpanHandle(undefined, undefined);
 
-/** A new span (a child of `parent`, else of the active span), or the no-op handle while tracing is off. */
+/**
+ * A new span, a child of `parent` (else of the outermost parent: the active span or the
+ * process's, carrier.ts), or the no-op handle while tracing is off.
+ */
 export function startSpan(name: string, kind: SpanKind, attributes: Attributes, parent?: Context): SpanHandle {
   if (!tracingOn()) return NONE;
-  const base = parent ?? context.active();
+  const base = parent ?? outerParent();
   const span = trace.getTracer(SCOPE).startSpan(name, { kind, attributes }, base);
   return new SpanHandle(span, trace.setSpan(base, span));
 }
 
 /**
- * Runs `fn` in a new span that ends when it settles (failed when it throws).
+ * Runs `fn` in a new span that ends when it settles (failed when it throws); `fn` starts its
+ * children with `span.context`.
  *
  * @example
- * await inSpan('invoke_workflow review', SpanKind.INTERNAL, { 'gen_ai.operation.name': 'invoke_workflow' }, () => execute());
+ * await inSpan('invoke_workflow review', SpanKind.INTERNAL, { 'gen_ai.operation.name': 'invoke_workflow' }, (span) => execute(span.context));
  */
 export async function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: SpanHandle) => Promise<T>, parent?: Context): Promise<T> {
   const span = startSpan(name, kind, attributes, parent);

@@ -1,6 +1,7 @@
 // What every JSON-RPC method of both A2A versions shares: its type, the context the transport
 // gives it, its outcome, and the task id most methods read.
 
+import type { Context } from '@opentelemetry/api';
 import type { PushConfigService } from '../../model/push-config.js';
 import type { Task, TaskEvent } from '../../model/task.js';
 import type { Agent, SendOptions } from '../../runtime/agent.js';
@@ -31,6 +32,8 @@ export interface MethodContext {
   lastEventId?: string;
   /** The request's `Idempotency-Key` header. */
   idempotencyKey?: string;
+  /** The trace context of the request's server span, while tracing is on (observed-call.ts). */
+  trace?: Context;
   /** Runs before the method (the server's cap on streams); what it throws is the method's error. */
   beforeRun?: () => void;
   /**
@@ -95,6 +98,7 @@ export function keyed(context: MethodContext | undefined, onStart: Pick<SendOpti
   } else if (then !== undefined) options.beforeStart = then;
   if (context?.principal !== undefined) options.owner = context.principal;
   if (context?.idempotencyKey !== undefined) options.idempotencyKey = context.idempotencyKey;
+  if (context?.trace !== undefined) options.trace = context.trace;
   // A client that activates the extension counts on its message ids too.
   if (context?.extensions?.has(IDEMPOTENCY_EXTENSION) === true) options.messageIdKeys = true;
   return options;

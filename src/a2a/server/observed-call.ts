@@ -44,26 +44,27 @@ export class ObservedCall {
     const name = a2aMethodName(facts.method);
     if (!tracingOn()) return new ObservedCall(facts, startSpan(name, SpanKind.SERVER, {}));
     const text = traceTextOf(facts.headers) ?? liteTrace(facts.params);
-    const attributes: Attributes = {
-      'a2a.method.name': name,
-      'a2a.protocol.version': facts.version,
-      'a2a_lite.binding': facts.binding,
-      'gen_ai.agent.name': facts.card.agent.name,
-      ...(facts.card.agent.version === undefined ? {} : { 'gen_ai.agent.version': facts.card.agent.version }),
-      ...(facts.card.description === undefined ? {} : { 'gen_ai.agent.description': facts.card.description.slice(0, 256) }),
-      ...(facts.remoteAddress === undefined ? {} : { 'client.address': facts.remoteAddress }),
-      ...requestAttributes(facts.params),
-    };
+    const attributes: Attributes = { ...cardAttributes(facts.card), 'a2a.method.name': name, 'a2a.protocol.version': facts.version, 'a2a_lite.binding': facts.binding, ...requestAttributes(facts.params) };
+    if (facts.remoteAddress !== undefined) attributes['client.address'] = facts.remoteAddress;
     return new ObservedCall(facts, startSpan(name, SpanKind.SERVER, attributes, parentContext(text)));
   }
 
-  /** `run`, observed: run in the span, its result or stream noted, the call finished with it. */
+  /**
+   * `run`, observed: run in the span (given to it as `context.trace`, the parent of what the
+   * task does), its result or stream noted, the call finished with it.
+   */
   method(run: Method): Method {
     return async (agent, params, context) => {
       this.ran = true;
+      // The request's own context (made per request): no copy.
+      let traced = context;
+      if (this.span.context !== undefined) {
+        traced ??= {};
+        traced.trace = this.span.context;
+      }
       let outcome: MethodResult;
       try {
-        outcome = await this.span.run(() => run(agent, params, context));
+        outcome = await this.span.run(() => run(agent, params, traced));
       } catch (error) {
         this.end(error);
         throw error;
@@ -112,6 +113,20 @@ export class ObservedCall {
     this.span.fail(type);
     countRequest(this.name, this.facts.binding, 'error', (performance.now() - this.started) / 1000, type);
   }
+}
+
+const byCard = new WeakMap<LiteCard, Attributes>();
+
+/** The agent's attributes from its card (`gen_ai.agent.*`), made once per card. */
+function cardAttributes(card: LiteCard): Attributes {
+  let attributes = byCard.get(card);
+  if (attributes === undefined) {
+    attributes = { 'gen_ai.agent.name': card.agent.name };
+    if (card.agent.version !== undefined) attributes['gen_ai.agent.version'] = card.agent.version;
+    if (card.description !== undefined) attributes['gen_ai.agent.description'] = card.description.slice(0, 256);
+    byCard.set(card, attributes);
+  }
+  return attributes;
 }
 
 /** The trace context of a lite header opening the request's message, for peers that speak chat. */
