@@ -8,6 +8,7 @@ import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValu
 import { LiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
 import { A2AService } from './gen/a2a_pb.js';
+import { jsonToBinary } from './json-to-binary.js';
 
 /** One method of the service, named as the JSON-RPC binding names it (`SendMessage`). */
 export interface GrpcMethod {
@@ -71,6 +72,9 @@ export function messageToJson(schema: DescMessage, bytes: Uint8Array): Record<st
  */
 export function jsonToMessage(schema: DescMessage, json: unknown): Uint8Array {
   if (jsonDepth(json, MAX_DEPTH) > MAX_DEPTH) throw new LiteError('INVALID_PARAMS', `a ${schema.typeName} may nest at most ${MAX_DEPTH} levels`);
+  // Straight to bytes where it can; protobuf-es's messages (the same bytes) for the rest.
+  const fast = jsonToBinary(schema, json ?? {});
+  if (fast !== undefined) return fast;
   try {
     return toBinary(schema, fromJson(schema, (json ?? {}) as JsonValue, { ignoreUnknownFields: true }));
   } catch (error) {
