@@ -8,6 +8,7 @@ import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValu
 import { LiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
 import { A2AService } from './gen/a2a_pb.js';
+import { binaryToJson } from './binary-to-json.js';
 import { jsonToBinary } from './json-to-binary.js';
 
 /** One method of the service, named as the JSON-RPC binding names it (`SendMessage`). */
@@ -51,6 +52,9 @@ export function grpcMethod(name: string): GrpcMethod {
  * empty message is `{}`.
  */
 export function messageToJson(schema: DescMessage, bytes: Uint8Array): Record<string, unknown> {
+  // Straight from bytes where it can; protobuf-es's messages (the same JSON) for the rest.
+  const fast = binaryToJson(schema, bytes);
+  if (fast !== undefined) return fast;
   let json: JsonValue;
   try {
     json = toJson(schema, fromBinary(schema, bytes, { readUnknownFields: false, recursionLimit: MAX_DEPTH }));
