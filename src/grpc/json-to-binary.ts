@@ -402,8 +402,9 @@ export function jsonToBinary(schema: DescMessage, json: unknown): Uint8Array | u
     if (error === UNSURE) return undefined;
     throw error;
   }
-  const bytes = new Uint8Array(pos);
-  bytes.set(buf.subarray(0, pos));
+  // A Buffer (small ones from Node's pool), which gRPC takes as it is.
+  const bytes = Buffer.allocUnsafe(pos);
+  buf.copy(bytes, 0, 0, pos);
   // One very large answer does not keep its buffer for good.
   if (buf.length > 1024 * 1024) buf = Buffer.allocUnsafe(16 * 1024);
   return bytes;

@@ -78,7 +78,7 @@ export async function listenGrpc(handler: GrpcHandler, options: GrpcServerOption
     // Channelz keeps figures for a debugging service we do not serve, at a cost on every call.
     'grpc.enable_channelz': 0,
   });
-  const bytes = (value: Uint8Array): Buffer => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const bytes = (value: Uint8Array): Buffer => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
   const definition: Record<string, Grpc.MethodDefinition<Buffer, Uint8Array>> = {};
   const implementation: Grpc.UntypedServiceImplementation = {};
   const backlog = options.maxStreamBacklogBytes ?? MiB;
