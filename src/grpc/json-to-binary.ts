@@ -6,181 +6,7 @@
 // bytes are the same and whose errors are the ones reported.
 
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
-
-/** Thrown (one instance, no stack built per throw) where the fast path gives way. */
-const UNSURE = new Error('not for the fast path');
-
-let buf = Buffer.allocUnsafe(16 * 1024);
-let pos = 0;
-
-function ensure(more: number): void {
-  if (pos + more <= buf.length) return;
-  const next = Buffer.allocUnsafe(Math.max(buf.length * 2, pos + more));
-  buf.copy(next, 0, 0, pos);
-  buf = next;
-}
-
-/** A varint of a non-negative integer below 2^53. */
-function varint(value: number): void {
-  ensure(8);
-  while (value > 0x7f) {
-    buf[pos++] = (value % 128) | 0x80;
-    value = Math.floor(value / 128);
-  }
-  buf[pos++] = value;
-}
-
-function varintSize(value: number): number {
-  let size = 1;
-  while (value > 0x7f) {
-    value = Math.floor(value / 128);
-    size += 1;
-  }
-  return size;
-}
-
-/** A UTF-16 surrogate without its pair: protobuf-es refuses such a string. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-function string(value: string): void {
-  const length = value.length;
-  // Up to 42 UTF-16 units are at most 126 bytes: one byte of length, written after.
-  if (length < 43) {
-    ensure(1 + length * 3);
-    const start = pos++;
-    let i = 0;
-    for (; i < length; i += 1) {
-      const code = value.charCodeAt(i);
-      if (code > 0x7f) break;
-      buf[pos + i] = code;
-    }
-    if (i < length && LONE_SURROGATE.test(value)) throw UNSURE;
-    const written = i === length ? length : buf.write(value, pos, 'utf8');
-    buf[start] = written;
-    pos += written;
-    return;
-  }
-  const size = Buffer.byteLength(value, 'utf8');
-  if (size !== length && LONE_SURROGATE.test(value)) throw UNSURE;
-  varint(size);
-  ensure(size);
-  pos += buf.write(value, pos, 'utf8');
-}
-
-/** Opens a length-delimited body: one byte kept for its length, where `close` writes it. */
-function open(): number {
-  ensure(1);
-  return pos++;
-}
-
-/** Closes the body `open` began, moving it up when its length needs more than one byte. */
-function close(start: number): void {
-  const length = pos - start - 1;
-  if (length < 0x80) {
-    buf[start] = length;
-    return;
-  }
-  const extra = varintSize(length) - 1;
-  ensure(extra);
-  buf.copyWithin(start + 1 + extra, start + 1, pos);
-  const end = pos + extra;
-  pos = start;
-  varint(length);
-  pos = end;
-}
-
-const LEN = 2;
-const tag = (number: number, wireType: number): number => number * 8 + wireType;
-
-function isObject(json: unknown): json is Record<string, unknown> {
-  return typeof json === 'object' && json !== null && !Array.isArray(json);
-}
-
-/** google.protobuf.Value: null, number, string, bool, Struct or ListValue. */
-function value(json: unknown): void {
-  switch (typeof json) {
-    case 'string':
-      varint(tag(3, LEN));
-      return string(json);
-    case 'number':
-      if (!Number.isFinite(json)) throw UNSURE;
-      ensure(9);
-      buf[pos++] = tag(2, 1);
-      pos = buf.writeDoubleLE(json, pos);
-      return;
-    case 'boolean':
-      ensure(2);
-      buf[pos++] = tag(4, 0);
-      buf[pos++] = json ? 1 : 0;
-      return;
-    case 'object': {
-      if (json === null) {
-        ensure(2);
-        buf[pos++] = tag(1, 0);
-        buf[pos++] = 0;
-        return;
-      }
-      const isList = Array.isArray(json);
-      varint(tag(isList ? 6 : 5, LEN));
-      const at = open();
-      if (isList) list(json);
-      else struct(json as Record<string, unknown>);
-      return close(at);
-    }
-    default:
-      throw UNSURE;
-  }
-}
-
-/** A map entry of a string key: its key, and its value's tag and body by `write`. */
-function entry(number: number, key: string, write: Write, item: unknown): void {
-  varint(tag(number, LEN));
-  const at = open();
-  varint(tag(1, LEN));
-  string(key);
-  write(item);
-  close(at);
-}
-
-/** Field 2 of a map entry or any message field: the tag, then the body `write` gives. */
-function child(number: number, write: Write, json: unknown): void {
-  varint(tag(number, LEN));
-  const at = open();
-  write(json);
-  close(at);
-}
-
-const structValue: Write = (json) => {
-  if (json === undefined) throw UNSURE;
-  child(2, value, json);
-};
-
-function struct(json: Record<string, unknown>): void {
-  for (const key of Object.keys(json)) entry(1, key, structValue, json[key]);
-}
-
-function list(json: readonly unknown[]): void {
-  for (const item of json) child(1, value, item);
-}
-
-const RFC3339_UTC = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/;
-
-function timestamp(json: unknown): void {
-  const match = typeof json === 'string' ? RFC3339_UTC.exec(json) : null;
-  if (match === null) throw UNSURE;
-  const ms = Date.parse(`${match[1]}Z`);
-  if (!(ms >= 0)) throw UNSURE;
-  const seconds = ms / 1000;
-  const nanos = match[2] === undefined ? 0 : Number(match[2].padEnd(9, '0'));
-  if (seconds !== 0) {
-    varint(tag(1, 0));
-    varint(seconds);
-  }
-  if (nanos !== 0) {
-    varint(tag(2, 0));
-    varint(nanos);
-  }
-}
+import { bytes, child, entry, finish, isObject, LEN, list, reset, string, struct, tag, timestamp, UNSURE, value, varint } from './proto-writer.js';
 
 type Write = (json: unknown) => void;
 
@@ -373,12 +199,10 @@ function scalarWriter(scalar: ScalarType, number: number): ScalarWrite {
     case ScalarType.BYTES:
       return (json, skipDefault) => {
         if (typeof json !== 'string' || !BASE64.test(json) || json.replace(/=+$/, '').length % 4 === 1) throw UNSURE;
-        const bytes = Buffer.from(json, 'base64');
-        if (skipDefault && bytes.length === 0) return;
+        const decoded = Buffer.from(json, 'base64');
+        if (skipDefault && decoded.length === 0) return;
         varint(tag(number, LEN));
-        varint(bytes.length);
-        ensure(bytes.length);
-        pos += bytes.copy(buf, pos);
+        bytes(decoded);
       };
     default:
       return () => {
@@ -395,17 +219,12 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
  * it (the caller then asks protobuf-es, which encodes it the same way or says what is wrong).
  */
 export function jsonToBinary(schema: DescMessage, json: unknown): Uint8Array | undefined {
-  pos = 0;
+  reset();
   try {
     messageWriter(schema)(json);
   } catch (error) {
     if (error === UNSURE) return undefined;
     throw error;
   }
-  // A Buffer (small ones from Node's pool), which gRPC takes as it is.
-  const bytes = Buffer.allocUnsafe(pos);
-  buf.copy(bytes, 0, 0, pos);
-  // One very large answer does not keep its buffer for good.
-  if (buf.length > 1024 * 1024) buf = Buffer.allocUnsafe(16 * 1024);
-  return bytes;
+  return finish();
 }

@@ -2,7 +2,9 @@
 // the one conversion between their protobuf messages and the 1.0 JSON the method tables read
 // and write: ProtoJSON (camelCase names, enum names, RFC 3339 times, base64 bytes), which is
 // what A2A 1.0 defines its JSON to be (§5.5). Both sides use it: the server decodes requests and
-// encodes answers, the client the other way round.
+// encodes answers, the client the other way round. Each way goes straight between bytes and JSON
+// first (binary-to-json.ts, json-to-binary.ts) and through protobuf-es's messages only for what
+// that path gives way on, so that protobuf-es alone ever words an error.
 
 import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import { LiteError } from '../errors.js';
