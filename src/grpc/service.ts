@@ -2,12 +2,16 @@
 // the one conversion between their protobuf messages and the 1.0 JSON the method tables read
 // and write: ProtoJSON (camelCase names, enum names, RFC 3339 times, base64 bytes), which is
 // what A2A 1.0 defines its JSON to be (§5.5). Both sides use it: the server decodes requests and
-// encodes answers, the client the other way round.
+// encodes answers, the client the other way round. Each way goes straight between bytes and JSON
+// first (binary-to-json.ts, json-to-binary.ts) and through protobuf-es's messages only for what
+// that path gives way on, so that protobuf-es alone ever words an error.
 
 import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import { LiteError } from '../errors.js';
 import { jsonDepth } from '../json-depth.js';
 import { A2AService } from './gen/a2a_pb.js';
+import { binaryToJson } from './binary-to-json.js';
+import { jsonToBinary } from './json-to-binary.js';
 
 /** One method of the service, named as the JSON-RPC binding names it (`SendMessage`). */
 export interface GrpcMethod {
@@ -50,6 +54,9 @@ export function grpcMethod(name: string): GrpcMethod {
  * empty message is `{}`.
  */
 export function messageToJson(schema: DescMessage, bytes: Uint8Array): Record<string, unknown> {
+  // Straight from bytes where it can; protobuf-es's messages (the same JSON) for the rest.
+  const fast = binaryToJson(schema, bytes);
+  if (fast !== undefined) return fast;
   let json: JsonValue;
   try {
     json = toJson(schema, fromBinary(schema, bytes, { readUnknownFields: false, recursionLimit: MAX_DEPTH }));
@@ -71,6 +78,9 @@ export function messageToJson(schema: DescMessage, bytes: Uint8Array): Record<st
  */
 export function jsonToMessage(schema: DescMessage, json: unknown): Uint8Array {
   if (jsonDepth(json, MAX_DEPTH) > MAX_DEPTH) throw new LiteError('INVALID_PARAMS', `a ${schema.typeName} may nest at most ${MAX_DEPTH} levels`);
+  // Straight to bytes where it can; protobuf-es's messages (the same bytes) for the rest.
+  const fast = jsonToBinary(schema, json ?? {});
+  if (fast !== undefined) return fast;
   try {
     return toBinary(schema, fromJson(schema, (json ?? {}) as JsonValue, { ignoreUnknownFields: true }));
   } catch (error) {

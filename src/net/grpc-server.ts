@@ -78,7 +78,7 @@ export async function listenGrpc(handler: GrpcHandler, options: GrpcServerOption
     // Channelz keeps figures for a debugging service we do not serve, at a cost on every call.
     'grpc.enable_channelz': 0,
   });
-  const bytes = (value: Uint8Array): Buffer => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const bytes = (value: Uint8Array): Buffer => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
   const definition: Record<string, Grpc.MethodDefinition<Buffer, Uint8Array>> = {};
   const implementation: Grpc.UntypedServiceImplementation = {};
   const backlog = options.maxStreamBacklogBytes ?? MiB;
@@ -144,15 +144,19 @@ function renewableCredentials(grpc: typeof Grpc, tls: { cert: string | Buffer; k
 /** The head of a call: its metadata as headers, its peer's address, a signal for its end. */
 function headOf(call: Grpc.ServerUnaryCall<Buffer, Uint8Array> | Grpc.ServerWritableStream<Buffer, Uint8Array>, path: string): GrpcCallHead {
   const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(call.metadata.getMap())) {
-    if (name.endsWith('-bin') || typeof value !== 'string') continue;
-    headers[name] = call.metadata.get(name).map(String).join(', ');
+  // toJSON: every name with all its values in one pass (getMap and get would be two).
+  const metadata = call.metadata.toJSON();
+  for (const name in metadata) {
+    const values = metadata[name]!;
+    if (name.endsWith('-bin') || typeof values[0] !== 'string') continue;
+    headers[name] = values.length === 1 ? values[0] : values.join(', ');
   }
   // grpc-js says 'cancelled' at the end of every call, answered or not, and an abort costs an
   // exception object and an event: the signal is made only when something reads it.
   let controller: AbortController | undefined;
   let cancelled = false;
-  call.once('cancelled', () => {
+  call.on('cancelled', () => {
+    if (cancelled) return;
     cancelled = true;
     controller?.abort();
   });
