@@ -135,14 +135,40 @@ describe('an idle link whose peer answers', () => {
 describe('round trips', () => {
   it('measures each pong against its own ping, and a pong answers every ping before it', () => {
     const rtts: number[] = [];
-    const link = new FakeLink({ onRtt: (ms) => rtts.push(ms) });
+    const link = new FakeLink({ onRtt: (ms) => rtts.push(ms), intervalMs: 100, writeTimeoutMs: 100, missed: 100 });
     const first = link.watch.ask(5000);
-    vi.advanceTimersByTime(100);
-    const second = link.watch.ask(5000);
+    // Silent past the interval: the watch pings on its own, after the asked ping.
+    vi.advanceTimersByTime(125);
+    expect(link.pings).toHaveLength(2);
     vi.advanceTimersByTime(40);
     link.watch.pong(link.pings[1]!.payload);
-    expect(rtts).toEqual([40]);
-    return expect(Promise.all([first, second])).resolves.toEqual([true, true]);
+    // Against the second ping, the one answered, not the first.
+    expect(rtts).toEqual([performance.now() - link.pings[1]!.at]);
+    expect(rtts[0]).toBeLessThan(performance.now() - link.pings[0]!.at);
+    return expect(first).resolves.toBe(true);
+  });
+
+  it('sends one ping for many asks while its pong is on its way, and that pong answers them all', async () => {
+    const link = new FakeLink();
+    // As when 40 requests find the link in doubt at once: more than the 16 pings the watch times.
+    const asks = Array.from({ length: 40 }, () => link.watch.ask(1000));
+    expect(link.pings).toHaveLength(1);
+    vi.advanceTimersByTime(300);
+    link.answer();
+    await expect(Promise.all(asks)).resolves.toEqual(asks.map(() => true));
+    // Answered: the next ask pings again.
+    void link.watch.ask(1000);
+    expect(link.pings).toHaveLength(2);
+  });
+
+  it('answers an ask whose ping is older than the pings it still times', async () => {
+    const link = new FakeLink({ intervalMs: 100, writeTimeoutMs: 100, missed: 1000 });
+    const asked = link.watch.ask(60_000);
+    // Twenty heartbeat pings later, none answered, the asked one is no longer timed.
+    vi.advanceTimersByTime(20 * 100 + 50);
+    expect(link.pings.length).toBeGreaterThan(17);
+    link.watch.pong(link.pings.at(-1)!.payload);
+    await expect(asked).resolves.toBe(true);
   });
 
   it('says a ping was not answered when its time is up, or when the watch stops first', async () => {

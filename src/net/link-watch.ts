@@ -50,7 +50,10 @@ export class LinkWatch {
   private readonly sentAt = new Map<number, number>();
   /** The ping sent after data was written, while its pong has not come. */
   private probe: { seq: number; at: number } | undefined;
-  private readonly waiting = new Map<number, (answered: boolean) => void>();
+  /** Those waiting on the pong of each ping asked for, by its number. */
+  private readonly waiting = new Map<number, ((answered: boolean) => void)[]>();
+  /** The ping `ask` sent last, while its pong has not come: later asks wait on it too. */
+  private asked: number | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -82,13 +85,18 @@ export class LinkWatch {
     const seq = Number.parseInt(payload, 36);
     const sent = this.sentAt.get(seq);
     if (sent === undefined) return;
-    // Pongs come in order: this one answers every ping sent before it too.
+    // Pongs come in order: this one answers every ping sent before it too, those no longer
+    // timed (past the few `sentAt` keeps) included.
     for (const [older] of this.sentAt) {
       if (older > seq) break;
       this.sentAt.delete(older);
-      this.waiting.get(older)?.(true);
-      this.waiting.delete(older);
     }
+    for (const [older, answers] of this.waiting) {
+      if (older > seq) continue;
+      this.waiting.delete(older);
+      for (const answer of answers) answer(true);
+    }
+    if (this.asked !== undefined && this.asked <= seq) this.asked = undefined;
     if (this.probe !== undefined && this.probe.seq <= seq) this.probe = undefined;
     this.options.onRtt?.(now - sent);
   }
@@ -109,25 +117,36 @@ export class LinkWatch {
     if (this.probe !== undefined && !this.sentAt.has(this.probe.seq)) this.sendPing(this.probe.seq);
   }
 
-  /** Pings now; true once the pong comes within `timeoutMs`, false if it does not. */
+  /**
+   * Pings now, or joins the ping an earlier ask sent whose pong has not come (many requests
+   * that find the link in doubt at once send one ping): true once the pong comes within
+   * `timeoutMs`, false if it does not.
+   */
   ask(timeoutMs: number): Promise<boolean> {
-    const seq = this.nextSeq();
+    let seq = this.asked;
+    if (seq === undefined || !this.waiting.has(seq)) {
+      seq = this.asked = this.nextSeq();
+      this.waiting.set(seq, []);
+      this.sendPing(seq);
+    }
+    const answers = this.waiting.get(seq) as ((answered: boolean) => void)[];
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(seq);
-        resolve(false);
-      }, timeoutMs);
-      this.waiting.set(seq, (answered) => {
+      const answer = (answered: boolean): void => {
         clearTimeout(timer);
         resolve(answered);
-      });
-      this.sendPing(seq);
+      };
+      const timer = setTimeout(() => {
+        const at = answers.indexOf(answer);
+        if (at !== -1) answers.splice(at, 1);
+        resolve(false);
+      }, timeoutMs);
+      answers.push(answer);
     });
   }
 
   stop(): void {
     clearInterval(this.timer);
-    for (const answer of this.waiting.values()) answer(false);
+    for (const answers of this.waiting.values()) for (const answer of answers) answer(false);
     this.waiting.clear();
   }
 

@@ -1,6 +1,7 @@
 // A link the hub is in doubt about (silent for a while) is pinged before a request goes down it.
 // An agent that is only slow, as on a busy machine, must still get the request: here the agent's
-// process is frozen for half a second while the hub asks, and the send is answered, not refused.
+// process is frozen for half a second while the hub asks, and the send is answered, not refused;
+// and many requests that find the link in doubt at once all go down it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, startHub, until, type Running } from './hub-processes.js';
 
@@ -34,5 +35,22 @@ describe('a link in doubt', () => {
     const { status, body, delivery } = await answer;
     expect({ status, delivery }).toEqual({ status: 200, delivery: null });
     expect(body).toContain('late');
+  }, 30_000);
+
+  it('delivers every one of 40 requests that find the link in doubt at once (one ping answers them all)', async () => {
+    const hub = await startHub();
+    running.push(hub);
+    const agent = await startAgent(hub.url, 'slow');
+    running.push(agent);
+    await until(async () => ((await send(hub.url, 'echo warm')).status === 200 ? true : undefined), 15_000, 'the agent routed');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Frozen while the burst comes, the agent answers no ping before all 40 are held.
+    agent.child.kill('SIGSTOP');
+    const burst = Promise.all(Array.from({ length: 40 }, (_, i) => send(hub.url, `echo burst-${i}`)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    agent.child.kill('SIGCONT');
+    const answers = await burst;
+    expect(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body)).toEqual([]);
+    expect(answers.every((answer, i) => answer.body.includes(`burst-${i}`))).toBe(true);
   }, 30_000);
 });
