@@ -6,26 +6,26 @@
 // the hub is another machine, but the hub takes from the load generator's), and unpinned, where
 // the scheduler puts it from moment to moment. Then a fan-in of 200 connected agents with 1 s heartbeats: the
 // hub's memory per agent, and whether all stay up.
-// The hub's variants, each against the hub plain in the same round (hub and agent sharing core 0):
+// The hub's variants, each against a plain hub loaded at the same moment (hubs and agents sharing core 0):
 // tracing on (batched OTLP to a local sink), metrics on (the Prometheus reader, as `--metrics`)
 // and TLS (HTTPS for the callers, wss for the agent's link, a throwaway CA); `node bench/hub.mjs
 // variants [--rounds N]` runs this part alone.
 //
 // `--base DIR` compares this build with another one (DIR/dist, e.g. a checkout of main after
-// `node scripts/build.mjs --if-stale` there) instead: in each round, each build's hub and agent
-// are started side by side and loaded in turn, the order alternating from round to round, and
-// the relay of this build is given as a ratio to the other's (`--rounds N`, `--layouts 0,free,1`).
+// `node scripts/build.mjs --if-stale` there) instead: each build's hub and agent are started side
+// by side and, in each round, loaded at the same moment (bench/paired.mjs), and the relay of this
+// build is given as a ratio to the other's (`--rounds N`, `--layouts 0,free,1`).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuMs, pinnedNode, runLoad, startBenchServer, tasksetWorks } from './pin.mjs';
+import { pinnedNode, runLoad, startBenchServer, tasksetWorks } from './pin.mjs';
+import { median, pairedRounds, ratiosOf, startRelay } from './paired.mjs';
 import { otlpSink, throwawayCertificate } from './variants.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const pin = tasksetWorks();
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const load = (url, connections, seconds) => runLoad(pin, url, connections, seconds);
@@ -63,46 +63,40 @@ const VARIANTS = [
 ];
 
 /**
- * The hub plain and in each variant, through the hub to one echo agent, hub and agent on core 0:
- * each round starts and loads every variant once, the order turning from round to round, and
- * divides its req/s (and the hub's CPU time per request) by the plain hub's of that round.
+ * Each variant against the hub plain, through the hub to one echo agent, hubs and agents on
+ * core 0: a plain relay and the variant's are started and loaded at the same moment each round
+ * (bench/paired.mjs), and the variant's req/s (and its hub's CPU time per request) divided by the
+ * plain one's of that round.
  */
 export async function variants({ connections = 32, seconds = 4, rounds = 3 } = {}) {
   const sink = await otlpSink();
   const { ca, cert, key } = throwawayCertificate();
-  const rows = new Map(VARIANTS.map(([name]) => [name, []]));
+  // The agent dials wss:// to the TLS hub and trusts the run's CA as any other would.
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, NODE_EXTRA_CA_CERTS: ca };
+  const result = { pinned: pin, connections, seconds, rounds, variants: [] };
   try {
-    for (let round = 0; round < rounds; round += 1) {
-      const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
-      for (const [name, variant] of order) {
-        const hubArgs = variant === undefined ? [] : variant === 'tls' ? ['10000', 'tls', cert, key] : ['10000', variant];
-        const hub = await startBenchServer(pin, here('./servers/hub.mjs'), hubArgs, 0, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
-        // The agent dials wss:// to the TLS hub and trusts the run's CA as any other would.
-        const agent = await startBenchServer(pin, here('./servers/hub-agents.mjs'), [hub.url, '1'], 0, { NODE_EXTRA_CA_CERTS: ca }).catch((error) => {
-          hub.stop();
-          throw error;
-        });
-        try {
-          const before = cpuMs(hub.pid);
-          const loaded = await load(`${hub.url}/agents/bench-0/jsonrpc`, connections, seconds);
-          rows.get(name).push({ ...loaded, hubUs: ((cpuMs(hub.pid) - before) * 1000) / loaded.answered });
-        } finally {
-          agent.stop();
-          hub.stop();
-        }
+    for (const [name, variant] of VARIANTS.slice(1)) {
+      const hubArgs = variant === 'tls' ? ['10000', 'tls', cert, key] : ['10000', variant];
+      const sides = [];
+      try {
+        sides.push(await startRelay(pin, here, { env }), await startRelay(pin, here, { hubArgs, env }));
+        const [plain, list] = await pairedRounds(pin, sides, { connections: Math.max(1, connections >> 1), seconds, rounds });
+        const rps = ratiosOf(list, plain, 'rps');
+        const cpu = ratiosOf(list, plain, 'hubUs');
+        if (result.variants.length === 0) result.variants.push({ name: 'plain', ...figures(plain) });
+        result.variants.push({ name, ...figures(list), ratio: rps.median, ratios: rps.rounds, cpuRatio: cpu.median, cpuRatios: cpu.rounds });
+      } finally {
+        for (const side of sides) side.stop();
       }
     }
   } finally {
     sink.close();
   }
-  const plain = rows.get('plain');
-  const result = { pinned: pin, connections, seconds, rounds, variants: [] };
-  for (const [name, list] of rows) {
-    const ratios = list.map((row, i) => row.rps / plain[i].rps);
-    const cpuRatios = list.map((row, i) => row.hubUs / plain[i].hubUs);
-    result.variants.push({ name, rps: median(list.map((r) => r.rps)), p99: median(list.map((r) => r.p99)), hubUs: median(list.map((r) => r.hubUs)), errors: list.reduce((n, r) => n + r.errors, 0), ratio: median(ratios), ratios, cpuRatio: median(cpuRatios), cpuRatios });
-  }
   return result;
+}
+
+function figures(list) {
+  return { rps: median(list.map((r) => r.rps)), p99: median(list.map((r) => r.p99)), hubUs: median(list.map((r) => r.hubUs)), errors: list.reduce((n, r) => n + r.errors, 0) };
 }
 
 const TARGETS = { 'tracing on': '≥ 0.90', 'metrics on': '≥ 0.97', TLS: 'reported' };
@@ -143,42 +137,26 @@ export async function run({ connections = 32, seconds = 4, rounds = 3, fanIn = 2
 }
 
 /**
- * This build's relay against `base`'s (a dist/ folder), with the hub on `hubCore`. Both builds'
- * hub and agent are started once and kept (idle while the other is loaded); each round loads
- * one, then the other, the order alternating, so that the machine's load falls on both alike.
- * Through the hub: req/s with `connections`, the hub's and the agent's CPU time per request
- * meanwhile, and the p50 of one connection.
+ * This build's relay against `base`'s (a dist/ folder), with the hubs on `hubCore`. Both
+ * builds' hub and agent are started once and loaded at the same moment in each round, each by a
+ * load generator of its own with half of `connections` (bench/paired.mjs): req/s, the hub's and
+ * the agent's CPU time per request. Then, one after the other, the p50 of one connection.
  */
 async function against(base, hubCore, { connections, seconds, rounds }) {
   const builds = { ours: fileURLToPath(new URL('../dist/', import.meta.url)), base };
-  const started = [];
-  const pairs = {};
+  const sides = [];
   try {
-    for (const name of ['ours', 'base']) {
-      const env = { A2A_LITE_DIST: builds[name] };
-      const hub = await startBenchServer(pin && hubCore !== 'free', here('./servers/hub.mjs'), [], hubCore === 'free' ? 0 : hubCore, env);
-      started.push(hub);
-      const agent = await startBenchServer(pin, here('./servers/hub-agents.mjs'), [hub.url, '1'], 0, env);
-      started.push(agent);
-      pairs[name] = { hub, agent, through: `${hub.url}/agents/bench-0/jsonrpc` };
-    }
-    const rows = { ours: [], base: [] };
+    for (const name of ['ours', 'base']) sides.push(await startRelay(pin, here, { hubCore, env: { A2A_LITE_DIST: builds[name] } }));
+    const [ours, theirs] = await pairedRounds(pin, sides, { connections: Math.max(1, connections >> 1), seconds, rounds });
     for (let round = 0; round < rounds; round += 1) {
-      for (const name of round % 2 === 0 ? ['ours', 'base'] : ['base', 'ours']) {
-        const { hub, agent, through } = pairs[name];
-        const cpu = [cpuMs(hub.pid), cpuMs(agent.pid)];
-        const loaded = await load(through, connections, seconds);
-        const perRequest = (pid, before) => ((cpuMs(pid) - before) * 1000) / loaded.answered;
-        rows[name].push({ ...loaded, hubUs: perRequest(hub.pid, cpu[0]), agentUs: perRequest(agent.pid, cpu[1]), p50One: (await load(through, 1, 2)).p50 });
-      }
+      for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) (i === 0 ? ours : theirs)[round].p50One = (await load(sides[i].url, 1, 2)).p50;
     }
-    const each = (pick) => rows.ours.map((row, i) => pick(row) / pick(rows.base[i]));
-    const ratios = { rps: each((row) => row.rps), hubUs: each((row) => row.hubUs), agentUs: each((row) => row.agentUs), p50One: each((row) => row.p50One) };
+    const ratios = Object.fromEntries(['rps', 'hubUs', 'agentUs', 'p50One'].map((key) => [key, ratiosOf(ours, theirs, key).rounds]));
     const of = (list, key) => median(list.map((row) => row[key]));
     const sum = (list) => ({ rps: of(list, 'rps'), p99: of(list, 'p99'), hubUs: of(list, 'hubUs'), agentUs: of(list, 'agentUs'), p50One: of(list, 'p50One'), errors: list.reduce((n, r) => n + r.errors, 0) });
-    return { hubCore, ours: sum(rows.ours), base: sum(rows.base), ratios, median: Object.fromEntries(Object.entries(ratios).map(([key, list]) => [key, median(list)])) };
+    return { hubCore, ours: sum(ours), base: sum(theirs), ratios, median: Object.fromEntries(Object.entries(ratios).map(([key, list]) => [key, median(list)])) };
   } finally {
-    for (const server of started) server.stop();
+    for (const side of sides) side.stop();
   }
 }
 
@@ -189,7 +167,7 @@ export async function compare({ base, layouts = [0, 'free'], connections = 32, s
 }
 
 export function describeComparison(r) {
-  const lines = [`hub relay, this build against ${r.base}: SendMessage through the hub to one echo agent, ${r.connections} connections, ${r.seconds} s per run, ${r.rounds} rounds alternating${r.pinned ? ', agent on core 0, load on core 1' : ' (taskset missing: not pinned)'}`];
+  const lines = [`hub relay, this build against ${r.base}: SendMessage through the hub to one echo agent, ${r.connections} connections, ${r.seconds} s per run, ${r.rounds} rounds, both builds loaded at once${r.pinned ? ', agents on core 0, loads on core 1' : ' (taskset missing: not pinned)'}`];
   for (const l of r.layouts) {
     const build = (name, b) => `    ${name}  ${Math.round(b.rps).toString().padStart(6)} req/s  p99 ${b.p99.toFixed(1)} ms  CPU per request: hub ${b.hubUs.toFixed(0)} µs, agent ${b.agentUs.toFixed(0)} µs  one connection p50 ${b.p50One.toFixed(3)} ms  errors ${b.errors}`;
     const ratio = (what, key) => `    ${what} ${l.median[key].toFixed(3)}× base (rounds ${l.ratios[key].map((v) => v.toFixed(2)).join(' ')})`;
