@@ -163,8 +163,15 @@ export class Relay {
   }
 
   /** Sends `request` to the connected agent `agentId` (path relative to the agent) and relays its answer. */
-  async forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
-    const session = this.byAgent.get(agentId) ?? (await this.arrival(agentId));
+  forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
+    const session = this.byAgent.get(agentId);
+    // A link heard from a moment ago, the usual case under load, takes the request at once.
+    if (session !== undefined && !this.inDoubt(session)) return this.exchange(session, request, path, principal);
+    return this.forwardWhenSure(agentId, session, request, path, principal);
+  }
+
+  private async forwardWhenSure(agentId: string, routed: Session | undefined, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
+    const session = routed ?? (await this.arrival(agentId));
     if (session === undefined) {
       const lost = this.lost.get(agentId);
       return unavailable(503, `agent ${agentId} is unavailable: ${lost === undefined ? 'it is not connected to the hub' : `its link to the hub is down (${lost.words})`}; the request was not sent to it`, 'none');
@@ -172,6 +179,13 @@ export class Relay {
     const doubt = await this.doubt(session);
     if (doubt !== undefined) return unavailable(503, `agent ${agentId} is unavailable: ${doubt}; the request was not sent to it`, 'none');
     return this.exchange(session, request, path, principal);
+  }
+
+  /** Whether `session`'s link has been silent long enough to be pinged before a request goes down it (`doubt`). */
+  private inDoubt(session: Session): boolean {
+    const link = session.down.link;
+    if (link === undefined) return true;
+    return (link.silence() ?? 0) > Math.max(100, 2 * (session.rttMs ?? 0));
   }
 
   /**

@@ -87,12 +87,13 @@ export function forwardedBody(relayed: Relayed, original: string, trail?: HubTra
 
 /** The message as read: its task id in one spelling, and the trail in its metadata. */
 function canonicalMessage(message: Record<string, unknown>, use: Extract<TaskUse, { kind: 'send' }>, trail: HubTrail | undefined): void {
-  delete message.task_id;
+  // Deleted only where present: a `delete` costs a call into the engine even when there is nothing to delete.
+  if ('task_id' in message) delete message.task_id;
   if (use.message.taskId) message.taskId = use.message.taskId;
-  else delete message.taskId;
-  delete message.context_id;
+  else if ('taskId' in message) delete message.taskId;
+  if ('context_id' in message) delete message.context_id;
   if (use.message.contextId) message.contextId = use.message.contextId;
-  else delete message.contextId;
+  else if ('contextId' in message) delete message.contextId;
   if (trail !== undefined) message.metadata = { ...(use.message.metadata ?? {}), [HUB_EXTENSION]: trail };
 }
 

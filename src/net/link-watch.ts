@@ -107,8 +107,10 @@ export class LinkWatch {
    * that answered a ping a moment ago is not asked again at once.
    */
   wrote(): boolean {
-    if (this.probe !== undefined || performance.now() - this.lastPong < Math.min(this.options.intervalMs, this.options.writeTimeoutMs) / 4) return false;
-    this.probe = { seq: this.nextSeq(), at: performance.now() };
+    if (this.probe !== undefined) return false;
+    const now = performance.now();
+    if (now - this.lastPong < Math.min(this.options.intervalMs, this.options.writeTimeoutMs) / 4) return false;
+    this.probe = { seq: this.nextSeq(), at: now };
     return true;
   }
 
