@@ -31,6 +31,11 @@ export class HubCall {
   static start(id: string, request: HttpRequest, call: Call | undefined, url: string | undefined): HubCall | undefined {
     if (!tracingOn() && !metricsOn()) return undefined;
     const name = call === undefined ? 'GetAgentCard' : a2aMethodName(call.method);
+    // Metrics alone: no span, so none of the attributes and trace context a span would take.
+    if (!tracingOn()) {
+      const none = startSpan(name, SpanKind.SERVER, {});
+      return new HubCall(name, none, none);
+    }
     const common: Attributes = call === undefined ? {} : { 'a2a.method.name': name, 'a2a.protocol.version': call.version, ...requestAttributes(call.params) };
     const server = startSpan(name, SpanKind.SERVER, { ...common, 'a2a_lite.binding': call?.binding ?? 'card', ...(request.remoteAddress === undefined ? {} : { 'client.address': request.remoteAddress }) }, parentContext(traceTextOf(request.headers)));
     const hop = startSpan(name, SpanKind.CLIENT, { ...common, 'gen_ai.agent.id': id, 'a2a_lite.relay': url === undefined ? 'link' : 'url', ...(url === undefined ? {} : serverAttributes(url)) }, server.context);
