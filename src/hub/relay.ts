@@ -3,9 +3,8 @@
 // while its agent reconnects waits a short grace period. A lost connection fails the requests not
 // yet answered and ends the relayed streams: the task lives at the agent, and its client resubscribes
 // with Last-Event-ID. A new agent's connection carries only the hub's card read until it registers.
-// A link found dead (no answer to pings, a write not acknowledged: net/link-watch.ts) ends in
-// seconds; a request for an agent whose link gave no sign of life lately is held until a ping
-// comes back, and answered "agent unavailable" at once, unsent, when none does.
+// A link found dead (no answer to pings, a write unacknowledged: net/link-watch.ts) ends in seconds;
+// a request to a link silent lately waits for a ping's pong, and is refused unsent when none comes.
 
 import { randomUUID } from 'node:crypto';
 import { statusError } from '../a2a/server/http.js';
@@ -20,8 +19,7 @@ import { HUB_ENDED, lostWords, seconds, takeFrame, unavailable, type LinkKind, t
 
 /** The defaults: a ping once a link is silent for 2 s, dead after 2 missed; data unacknowledged for 3 s, too. */
 const DEFAULTS = { heartbeatMs: 2000, missed: 2, writeTimeoutMs: 3000 };
-/** The least time a link in doubt has to answer its ping before a request is refused, not sent. */
-const DOUBT_MIN_MS = 1000;
+const DOUBT_MIN_MS = 1000; // The least time a link in doubt has to answer its ping before a request is refused unsent.
 
 export type { LinkKind, RelayObserver, RelayOptions } from './relay-session.js';
 
@@ -162,10 +160,9 @@ export class Relay {
     return session === undefined ? undefined : { agentId: session.agentId, principal: session.principal };
   }
 
-  /** Sends `request` to the connected agent `agentId` (path relative to the agent) and relays its answer. */
+  /** Sends `request` to the connected agent `agentId` (path relative to the agent) and relays its answer; at once down a link heard a moment ago. */
   forward(agentId: string, request: HttpRequest, path: string, principal: string): Promise<HttpResponse> {
     const session = this.byAgent.get(agentId);
-    // A link heard from a moment ago, the usual case under load, takes the request at once.
     if (session !== undefined && !this.inDoubt(session)) return this.exchange(session, request, path, principal);
     return this.forwardWhenSure(agentId, session, request, path, principal);
   }
@@ -181,19 +178,16 @@ export class Relay {
     return this.exchange(session, request, path, principal);
   }
 
-  /** Whether `session`'s link has been silent long enough to be pinged before a request goes down it (`doubt`). */
+  /** Whether `session` is to be checked (`doubt`) before a request goes down it: an event stream, or a link silent a while. */
   private inDoubt(session: Session): boolean {
-    const link = session.down.link;
-    if (link === undefined) return true;
-    return (link.silence() ?? 0) > Math.max(100, 2 * (session.rttMs ?? 0));
+    return session.down.link === undefined || (session.down.link.silence() ?? 0) > Math.max(100, 2 * (session.rttMs ?? 0));
   }
 
   /**
    * Why the hub cannot be sure that `session` reaches its agent, if it cannot: a link silent for
    * more than two round trips (100 ms at least) is pinged first, and the request goes down only
    * once the pong comes, within four round trips and 100 ms (1 s at least, the write timeout at
-   * most). A second is what an agent on a busy machine may take to answer; a shorter wait refused
-   * requests to agents that were only slow.
+   * most): an agent on a busy machine may take a second, and is only slow.
    */
   private async doubt(session: Session): Promise<string | undefined> {
     const link = session.down.link;
@@ -202,7 +196,7 @@ export class Relay {
       return silent > this.heartbeatMs * 1.5 + 500 ? `its event stream gave no sign of life for ${seconds(silent)} s` : undefined;
     }
     const silent = link.silence() ?? 0;
-    if (silent <= Math.max(100, 2 * (session.rttMs ?? 0))) return undefined;
+    if (!this.inDoubt(session)) return undefined;
     const bound = Math.round(Math.min(this.writeTimeoutMs, Math.max(DOUBT_MIN_MS, 4 * (session.rttMs ?? 50) + 100)));
     if (await link.ask(bound)) return undefined;
     if (session.over) return `its link to the hub ended (${this.lost.get(session.agentId)?.words ?? 'closed'})`;

@@ -30,6 +30,7 @@ import { reliabilityExtensions, requestedExtensions, requireExtensions } from '.
 import { IDEMPOTENCY_TTL_MS } from '../../runtime/idempotency.js';
 import { errorType } from '../../telemetry/spans.js';
 import { ObservedCall } from './observed-call.js';
+import { metricsOn, tracingOn } from '../../telemetry/switch.js';
 
 export interface A2AHandlerOptions {
   agent: Agent;
@@ -174,7 +175,8 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         const context = contextOf(request.headers, principal, options.push);
         if (required.length > 0) context.requiredExtensions = required;
         const forCard = extendedCard !== undefined && EXTENDED_CARD_METHODS.has(read.method);
-        const observed = ObservedCall.start({ method: read.method, binding: read.binding, version: read.version, params: read.params, headers: request.headers, ...remote(request.remoteAddress), card });
+        // Its facts are gathered only when telemetry is on: most servers never turn it on.
+        const observed = telemetryOn() ? ObservedCall.start({ method: read.method, binding: read.binding, version: read.version, params: read.params, headers: request.headers, ...remote(request.remoteAddress), card }) : undefined;
         const run = observed === undefined ? read.run : observed.method(read.run);
         if (forCard) {
           if (!isAuthenticated(principal)) return observing(observed, unauthenticated(auth));
@@ -210,7 +212,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
  */
 async function callMethod(options: A2AHandlerOptions, guards: { check: Authenticator; door: Admission | undefined; gate: CallGate }, required: readonly string[], report: ErrorReporter, call: MethodCall, extendedCard: ((principal: string) => MethodContext['extendedCard']) | undefined): Promise<CallOutcome> {
   const head = { method: 'POST', path: `/${call.method}`, headers: call.headers, ...remote(call.remoteAddress) };
-  const observed = ObservedCall.start({ method: call.method, binding: 'grpc', version: '1.0', params: call.params, headers: call.headers, ...remote(call.remoteAddress), card: options.card ?? options.agent.card });
+  const observed = !telemetryOn() ? undefined : ObservedCall.start({ method: call.method, binding: 'grpc', version: '1.0', params: call.params, headers: call.headers, ...remote(call.remoteAddress), card: options.card ?? options.agent.card });
   const checked = guards.check(head);
   if ('refusal' in checked) {
     observed?.refused(String(checked.refusal.status));
@@ -308,4 +310,9 @@ function sse(id: RpcId, version: Version, events: AsyncIterable<StreamItem>, sig
     },
     signal,
   });
+}
+
+/** Whether traces or metrics are recorded (then each call is observed). */
+function telemetryOn(): boolean {
+  return tracingOn() || metricsOn();
 }
