@@ -41,7 +41,7 @@ function messageReader(desc: DescMessage): Read {
       const plan = plans[key >>> 3];
       if (plan === undefined) {
         if (key >>> 3 === 0) throw UNSURE;
-        skip(key & 7, end);
+        skip(key, end);
         continue;
       }
       if ((key & 7) !== plan.wireType) throw UNSURE;

@@ -147,7 +147,12 @@ describe('binaryToJson', () => {
           const bytes = jsonToBinary(schema, json);
           if (bytes === undefined) return;
           const fast = binaryToJson(schema, bytes);
-          expect(fast).toBeDefined();
+          // Unsure bytes (a Struct key `__proto__`, which no plain object can hold as written)
+          // are left to protobuf-es, as the server does; all others are read straight.
+          if (fast === undefined) {
+            expect(JSON.stringify(json)).toContain('__proto__');
+            return;
+          }
           read += 1;
           expect(fast).toEqual(slowRead(schema, bytes));
         }),

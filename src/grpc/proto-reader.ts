@@ -75,7 +75,10 @@ export function string(end: number): string {
   return text;
 }
 
-export function skip(wireType: number, end: number): void {
+/** Steps over the field of `key` (a tag: its number and wire type); field number 0 is none, as protobuf-es says. */
+export function skip(key: number, end: number): void {
+  if (key >>> 3 === 0) throw UNSURE;
+  const wireType = key & 7;
   if (wireType === 0) varint32(end);
   else if (wireType === 1) at += 8;
   else if (wireType === 2) at = bodyEnd(end);
@@ -100,7 +103,7 @@ export function value(end: number, depth: number): unknown {
     const number = key >>> 3;
     const wireType = key & 7;
     if (number < 1 || number > 6) {
-      skip(wireType, end);
+      skip(key, end);
       continue;
     }
     if (set || wireType !== (number === 1 || number === 4 ? 0 : number === 2 ? 1 : 2)) throw UNSURE;
@@ -127,7 +130,7 @@ export function struct(end: number, depth: number): Record<string, unknown> {
   while (at < end) {
     const key = uint32(end);
     if (key >>> 3 !== 1) {
-      skip(key & 7, end);
+      skip(key, end);
       continue;
     }
     if ((key & 7) !== 2) throw UNSURE;
@@ -151,7 +154,7 @@ export function list(end: number, depth: number): unknown[] {
   while (at < end) {
     const key = uint32(end);
     if (key >>> 3 !== 1) {
-      skip(key & 7, end);
+      skip(key, end);
       continue;
     }
     if ((key & 7) !== 2 || depth > MAX_DEPTH) throw UNSURE;
