@@ -179,8 +179,8 @@ export class Relay {
   }
 
   /** Whether `session` is to be checked (`doubt`) before a request goes down it: an event stream, or a link silent a while. */
-  private inDoubt(session: Session): boolean {
-    return session.down.link === undefined || (session.down.link.silence() ?? 0) > Math.max(100, 2 * (session.rttMs ?? 0));
+  private inDoubt(session: Session, silent = session.down.link?.silence() ?? 0): boolean {
+    return session.down.link === undefined || silent > Math.max(100, 2 * (session.rttMs ?? 0));
   }
 
   /**
@@ -196,7 +196,7 @@ export class Relay {
       return silent > this.heartbeatMs * 1.5 + 500 ? `its event stream gave no sign of life for ${seconds(silent)} s` : undefined;
     }
     const silent = link.silence() ?? 0;
-    if (!this.inDoubt(session)) return undefined;
+    if (!this.inDoubt(session, silent)) return undefined;
     const bound = Math.round(Math.min(this.writeTimeoutMs, Math.max(DOUBT_MIN_MS, 4 * (session.rttMs ?? 50) + 100)));
     if (await link.ask(bound)) return undefined;
     if (session.over) return `its link to the hub ended (${this.lost.get(session.agentId)?.words ?? 'closed'})`;

@@ -19,18 +19,25 @@ const send = async (url: string, text: string): Promise<{ status: number; body: 
   return { status: response.status, body: await response.text(), delivery: response.headers.get('a2a-lite-delivery') };
 };
 
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A hub and an agent routed through it, its link then silent past the hub's 100 ms: the next request is held until a ping is answered. */
+async function quietLink(): Promise<{ hub: Running & { url: string }; agent: Running }> {
+  const hub = await startHub();
+  running.push(hub);
+  const agent = await startAgent(hub.url, 'slow');
+  running.push(agent);
+  await until(async () => ((await send(hub.url, 'echo warm')).status === 200 ? true : undefined), 15_000, 'the agent routed');
+  await sleep(300);
+  return { hub, agent };
+}
+
 describe('a link in doubt', () => {
   it('delivers to an agent that answers the ping late, because it was frozen for 500 ms', async () => {
-    const hub = await startHub();
-    running.push(hub);
-    const agent = await startAgent(hub.url, 'slow');
-    running.push(agent);
-    await until(async () => ((await send(hub.url, 'echo warm')).status === 200 ? true : undefined), 15_000, 'the agent routed');
-    // Silent past the hub's 100 ms: the next request is held until a ping is answered.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { hub, agent } = await quietLink();
     agent.child.kill('SIGSTOP');
     const answer = send(hub.url, 'echo late');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     agent.child.kill('SIGCONT');
     const { status, body, delivery } = await answer;
     expect({ status, delivery }).toEqual({ status: 200, delivery: null });
@@ -38,16 +45,11 @@ describe('a link in doubt', () => {
   }, 30_000);
 
   it('delivers every one of 40 requests that find the link in doubt at once (one ping answers them all)', async () => {
-    const hub = await startHub();
-    running.push(hub);
-    const agent = await startAgent(hub.url, 'slow');
-    running.push(agent);
-    await until(async () => ((await send(hub.url, 'echo warm')).status === 200 ? true : undefined), 15_000, 'the agent routed');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { hub, agent } = await quietLink();
     // Frozen while the burst comes, the agent answers no ping before all 40 are held.
     agent.child.kill('SIGSTOP');
     const burst = Promise.all(Array.from({ length: 40 }, (_, i) => send(hub.url, `echo burst-${i}`)));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     agent.child.kill('SIGCONT');
     const answers = await burst;
     expect(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body)).toEqual([]);
